@@ -1,0 +1,27 @@
+/* cli.h - what the command files share. Only cli/ prints and exits. */
+#ifndef PA_CLI_H
+#define PA_CLI_H
+
+#include <stdio.h>
+
+#include "formats/formats.h"
+#include "options.h"
+
+/* Exit statuses: 0 fine, 1 usage or environment, 2 bad input. */
+enum { PA_EXIT_OK = 0, PA_EXIT_USAGE = 1, PA_EXIT_BADINPUT = 2 };
+
+/* Print "pa: 'PATH': message at offset N" and return the exit status. */
+int pa_cli_error(const char *path, const struct pa_err *err);
+
+/* Open an input the way every command does (default "perf.data"). */
+struct pa_file *pa_cli_open(const char *path, int *status);
+
+/* The header block of `perf report --header-only`. */
+int pa_print_header(FILE *out, struct pa_file *f);
+
+int cmd_buildid_list(int argc, const char **argv);
+int cmd_header(int argc, const char **argv);
+int cmd_dump(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
+
+#endif

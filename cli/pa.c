@@ -1,0 +1,105 @@
+/* pa.c - command table and dispatch (git.c's shape). */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, const char **argv);
+	const char *help;
+};
+
+static const struct cmd commands[] = {
+	{"buildid-list", cmd_buildid_list, "list the build-ids in a perf.data file"},
+	{"dump", cmd_dump, "print every record of a perf.data file, one per line"},
+	{"header", cmd_header, "print the perf.data header (like perf report --header-only)"},
+	{"report", cmd_report, "summarize samples like perf report"},
+};
+
+static void print_help(FILE *out)
+{
+	fprintf(out, "usage: pa [--version] [--help] COMMAND [ARGS]\n\n"
+		     "pa reads perf.data files written on any machine.\n\n"
+		     "commands:\n");
+	for (size_t i = 0; i < PA_ARRAY_SIZE(commands); i++)
+		fprintf(out, "   %-14s %s\n", commands[i].name, commands[i].help);
+	fprintf(out, "\nSee 'pa help COMMAND' for a command's options.\n");
+}
+
+static const struct cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < PA_ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+int pa_cli_error(const char *path, const struct pa_err *err)
+{
+	if (err->has_offset)
+		fprintf(stderr, "pa: '%s': %s at offset %llu\n", path, err->msg,
+			(unsigned long long)err->offset);
+	else
+		fprintf(stderr, "pa: '%s': %s\n", path, err->msg[0] ? err->msg : pa_strerror(err->code));
+	return err->code == -ENOENT || err->code == -EACCES ? PA_EXIT_USAGE : PA_EXIT_BADINPUT;
+}
+
+struct pa_file *pa_cli_open(const char *path, int *status)
+{
+	struct pa_err err = {0};
+	struct pa_file *f = pa_file_open(path ? path : "perf.data", NULL, &err);
+	if (!f)
+		*status = pa_cli_error(path ? path : "perf.data", &err);
+	return f;
+}
+
+/* stdout is checked after every command, like git: a full disk or a
+ * closed pipe must not look like success. */
+static int finish_stdout(int status)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE)
+			fprintf(stderr, "pa: write error on standard output: %s\n", strerror(errno));
+		return status ? status : PA_EXIT_USAGE;
+	}
+	return status;
+}
+
+int main(int argc, const char **argv)
+{
+	if (argc < 2) {
+		print_help(stderr);
+		return PA_EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("pa version %s\n", PA_VERSION);
+		return finish_stdout(0);
+	}
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		print_help(stdout);
+		return finish_stdout(0);
+	}
+	if (!strcmp(name, "help")) {
+		if (argc < 3) {
+			print_help(stdout);
+			return finish_stdout(0);
+		}
+		const struct cmd *c = find_cmd(argv[2]);
+		if (!c) {
+			fprintf(stderr, "pa: '%s' is not a pa command\n", argv[2]);
+			return PA_EXIT_USAGE;
+		}
+		const char *hargv[] = {c->name, "--help", NULL};
+		return finish_stdout(c->fn(2, hargv) == -2 ? 0 : 0);
+	}
+	const struct cmd *c = find_cmd(name);
+	if (!c) {
+		fprintf(stderr, "pa: '%s' is not a pa command. See 'pa --help'.\n", name);
+		return PA_EXIT_USAGE;
+	}
+	int status = c->fn(argc - 1, argv + 1);
+	return finish_stdout(status < 0 ? (status == -2 ? 0 : PA_EXIT_USAGE) : status);
+}

@@ -1,0 +1,84 @@
+/* attr.c - perf_event_attr of any size and either byte order. */
+#include "internal.h"
+
+/* Known sizes: VER0 64 ... VER8 136. Fields past the recorded size stay 0;
+ * bytes past what we know (a newer perf) are ignored. */
+#define ATTR_VER0 64u
+
+static bool flag_bit(const uint8_t raw[8], bool big_endian, unsigned bit)
+{
+	/* A big-endian compiler allocates bitfields from the most significant
+	 * bit of the u64 down, i.e. flag N sits in byte N/8, bit 7 - N%8. */
+	unsigned byte = big_endian ? bit / 8 : bit / 8;
+	unsigned shift = big_endian ? 7 - bit % 8 : bit % 8;
+	return (raw[byte] >> shift) & 1;
+}
+
+uint64_t pa_attr_decode_flags(const uint8_t raw[8], bool big_endian, uint32_t *precise_ip)
+{
+	uint64_t flags = 0;
+	for (unsigned bit = 0; bit < 64; bit++)
+		if (flag_bit(raw, big_endian, bit))
+			flags |= 1ull << bit;
+	if (big_endian) {
+		/* A multi-bit field keeps its most significant bit first on a
+		 * big-endian writer: precise_ip's value bits are reversed
+		 * relative to the little-endian layout. */
+		uint64_t lo = (flags >> PA_ATTR_PRECISE_IP) & 1;
+		uint64_t hi = (flags >> (PA_ATTR_PRECISE_IP + 1)) & 1;
+		flags &= ~(3ull << PA_ATTR_PRECISE_IP);
+		flags |= (hi | lo << 1) << PA_ATTR_PRECISE_IP;
+	}
+	if (precise_ip)
+		*precise_ip = (uint32_t)((flags >> PA_ATTR_PRECISE_IP) & 3);
+	return flags;
+}
+
+uint32_t pa_attr_decode(struct pa_attr *a, const uint8_t *p, size_t avail, bool swap,
+			bool big_endian)
+{
+	memset(a, 0, sizeof(*a));
+	if (avail < ATTR_VER0)
+		return 0;
+	a->type = ld32(p, swap);
+	a->size = ld32(p + 4, swap);
+	uint32_t size = a->size ? a->size : ATTR_VER0;
+	if (size < ATTR_VER0)
+		return 0;
+	size_t have = avail < size ? avail : size;
+#define HAVE(off, n) ((off) + (n) <= have)
+	a->config = ld64(p + 8, swap);
+	a->sample_period = ld64(p + 16, swap);
+	a->sample_type = ld64(p + 24, swap);
+	a->read_format = ld64(p + 32, swap);
+	a->flags = pa_attr_decode_flags(p + 40, big_endian, &a->precise_ip);
+	a->wakeup_events = ld32(p + 48, swap);
+	a->bp_type = ld32(p + 52, swap);
+	a->config1 = ld64(p + 56, swap);
+	if (HAVE(64, 8))
+		a->config2 = ld64(p + 64, swap);
+	if (HAVE(72, 8))
+		a->branch_sample_type = ld64(p + 72, swap);
+	if (HAVE(80, 8))
+		a->sample_regs_user = ld64(p + 80, swap);
+	if (HAVE(88, 4))
+		a->sample_stack_user = ld32(p + 88, swap);
+	if (HAVE(92, 4))
+		a->clockid = (int32_t)ld32(p + 92, swap);
+	if (HAVE(96, 8))
+		a->sample_regs_intr = ld64(p + 96, swap);
+	if (HAVE(104, 4))
+		a->aux_watermark = ld32(p + 104, swap);
+	if (HAVE(108, 2))
+		a->sample_max_stack = ld16(p + 108, swap);
+	if (HAVE(112, 4))
+		a->aux_sample_size = ld32(p + 112, swap);
+	if (HAVE(116, 4))
+		a->aux_action = ld32(p + 116, swap);
+	if (HAVE(120, 8))
+		a->sig_data = ld64(p + 120, swap);
+	if (HAVE(128, 8))
+		a->config3 = ld64(p + 128, swap);
+#undef HAVE
+	return size;
+}

@@ -1,0 +1,279 @@
+/* features.c - feature sections (file mode) and HEADER_FEATURE payloads. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static const char *const feat_names[PA_FEAT_LAST_KNOWN] = {
+	[PA_FEAT_RESERVED] = "RESERVED",
+	[PA_FEAT_TRACING_DATA] = "TRACING_DATA",
+	[PA_FEAT_BUILD_ID] = "BUILD_ID",
+	[PA_FEAT_HOSTNAME] = "HOSTNAME",
+	[PA_FEAT_OSRELEASE] = "OSRELEASE",
+	[PA_FEAT_VERSION] = "VERSION",
+	[PA_FEAT_ARCH] = "ARCH",
+	[PA_FEAT_NRCPUS] = "NRCPUS",
+	[PA_FEAT_CPUDESC] = "CPUDESC",
+	[PA_FEAT_CPUID] = "CPUID",
+	[PA_FEAT_TOTAL_MEM] = "TOTAL_MEM",
+	[PA_FEAT_CMDLINE] = "CMDLINE",
+	[PA_FEAT_EVENT_DESC] = "EVENT_DESC",
+	[PA_FEAT_CPU_TOPOLOGY] = "CPU_TOPOLOGY",
+	[PA_FEAT_NUMA_TOPOLOGY] = "NUMA_TOPOLOGY",
+	[PA_FEAT_BRANCH_STACK] = "BRANCH_STACK",
+	[PA_FEAT_PMU_MAPPINGS] = "PMU_MAPPINGS",
+	[PA_FEAT_GROUP_DESC] = "GROUP_DESC",
+	[PA_FEAT_AUXTRACE] = "AUXTRACE",
+	[PA_FEAT_STAT] = "STAT",
+	[PA_FEAT_CACHE] = "CACHE",
+	[PA_FEAT_SAMPLE_TIME] = "SAMPLE_TIME",
+	[PA_FEAT_MEM_TOPOLOGY] = "MEM_TOPOLOGY",
+	[PA_FEAT_CLOCKID] = "CLOCKID",
+	[PA_FEAT_DIR_FORMAT] = "DIR_FORMAT",
+	[PA_FEAT_BPF_PROG_INFO] = "BPF_PROG_INFO",
+	[PA_FEAT_BPF_BTF] = "BPF_BTF",
+	[PA_FEAT_COMPRESSED] = "COMPRESSED",
+	[PA_FEAT_CPU_PMU_CAPS] = "CPU_PMU_CAPS",
+	[PA_FEAT_CLOCK_DATA] = "CLOCK_DATA",
+	[PA_FEAT_HYBRID_TOPOLOGY] = "HYBRID_TOPOLOGY",
+	[PA_FEAT_PMU_CAPS] = "PMU_CAPS",
+};
+
+const char *pa_feat_name(unsigned feat)
+{
+	return feat < PA_FEAT_LAST_KNOWN ? feat_names[feat] : NULL;
+}
+
+/* perf's feature strings: u32 length (padded, NUL included), bytes. */
+static const char *feat_string(struct pa_cur *c, struct pa_arena *a)
+{
+	uint32_t len = cur_u32(c);
+	const uint8_t *p = cur_take(c, len);
+	if (!p)
+		return NULL;
+	size_t n = strnlen((const char *)p, len);
+	return pa_arena_strndup(a, (const char *)p, n);
+}
+
+static int feat_bad(struct pa_cur *c, unsigned feat, uint64_t base_off, struct pa_err *err)
+{
+	return pa_err_set_at(err, PA_ERR_FORMAT, base_off + cur_pos(c),
+			     "malformed %s feature section", pa_feat_name(feat));
+}
+
+/* A count read from the file may not promise more entries than the bytes
+ * left could hold; this keeps allocations proportional to the input. */
+static bool count_fits(const struct pa_cur *c, uint64_t count, size_t min_entry)
+{
+	return count <= cur_left(c) / (min_entry ? min_entry : 1);
+}
+
+static int parse_cmdline(struct pa_file *f, struct pa_cur *c)
+{
+	struct pa_header_info *h = pa_file_header_mut(f);
+	uint32_t nr = cur_u32(c);
+	if (c->bad || !count_fits(c, nr, 4))
+		return -1;
+	const char **argv = pa_arena_alloc(pa_file_arena(f), (nr + 1) * sizeof(*argv));
+	if (!argv)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nr; i++)
+		if (!(argv[i] = feat_string(c, pa_file_arena(f))))
+			return -1;
+	h->cmdline = argv;
+	h->nr_cmdline = nr;
+	return 0;
+}
+
+static int parse_event_desc(struct pa_file *f, struct pa_cur *c)
+{
+	struct pa_header_info *h = pa_file_header_mut(f);
+	uint32_t nre = cur_u32(c), sz = cur_u32(c);
+	if (c->bad || sz < 64 || !count_fits(c, nre, sz + 8))
+		return -1;
+	struct pa_event_desc *d = pa_arena_alloc(pa_file_arena(f), (nre + 1) * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nre; i++) {
+		const uint8_t *raw = cur_take(c, sz);
+		if (!raw || !pa_attr_decode(&d[i].attr, raw, sz, c->swap, pa_file_big_endian(f)))
+			return -1;
+		uint32_t nr = cur_u32(c);
+		d[i].name = feat_string(c, pa_file_arena(f));
+		if (c->bad || !d[i].name || !count_fits(c, nr, 8))
+			return -1;
+		uint64_t *ids = pa_arena_alloc(pa_file_arena(f), (nr + 1) * 8);
+		if (!ids)
+			return -ENOMEM;
+		for (uint32_t k = 0; k < nr; k++)
+			ids[k] = cur_u64(c);
+		d[i].ids = ids;
+		d[i].nr_ids = nr;
+	}
+	h->event_desc = d;
+	h->nr_event_desc = nre;
+	/* Name the evsels the way perf does: by the first id of each desc. */
+	for (uint32_t i = 0; i < nre; i++) {
+		if (!d[i].nr_ids)
+			continue;
+		struct pa_evsel *e = (struct pa_evsel *)pa_file_evsel_by_id(f, d[i].ids[0]);
+		if (e && !e->name)
+			e->name = d[i].name;
+	}
+	return c->bad ? -1 : 0;
+}
+
+static int parse_group_desc(struct pa_file *f, struct pa_cur *c)
+{
+	struct pa_header_info *h = pa_file_header_mut(f);
+	uint32_t nr = cur_u32(c);
+	if (c->bad || !count_fits(c, nr, 12))
+		return -1;
+	struct pa_group_desc *g = pa_arena_alloc(pa_file_arena(f), (nr + 1) * sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nr; i++) {
+		g[i].name = feat_string(c, pa_file_arena(f));
+		g[i].leader_idx = cur_u32(c);
+		g[i].nr_members = cur_u32(c);
+		if (c->bad || !g[i].name)
+			return -1;
+	}
+	h->groups = g;
+	h->nr_groups = nr;
+	return 0;
+}
+
+static int parse_pmu_mappings(struct pa_file *f, struct pa_cur *c)
+{
+	struct pa_header_info *h = pa_file_header_mut(f);
+	uint32_t nr = cur_u32(c);
+	if (c->bad || !count_fits(c, nr, 8))
+		return -1;
+	struct pa_pmu_mapping *m = pa_arena_alloc(pa_file_arena(f), (nr + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nr; i++) {
+		m[i].type = cur_u32(c);
+		m[i].name = feat_string(c, pa_file_arena(f));
+		if (c->bad || !m[i].name)
+			return -1;
+	}
+	h->pmu_mappings = m;
+	h->nr_pmu_mappings = nr;
+	return 0;
+}
+
+/* BUILD_ID entries: header, [pid], 24 bytes of id, filename. Files from
+ * before perf kvm have no pid; their first entry (the kernel) then reads
+ * as "nel.kallsyms]" in the new layout, which is how perf tells them. */
+static int parse_build_ids(struct pa_file *f, struct pa_cur *c, uint64_t base_off,
+			   struct pa_err *err)
+{
+	bool old_layout = false;
+	if (cur_left(c) >= 8 + 4 + 24 + 13 &&
+	    memcmp(c->p + 8 + 4 + 24, "nel.kallsyms]", 13) == 0)
+		old_layout = true;
+	while (cur_left(c) > 0) {
+		size_t start = cur_pos(c);
+		struct pa_buildid_entry e = {0};
+		(void)cur_u32(c); /* type */
+		e.misc = cur_u16(c);
+		uint16_t size = cur_u16(c);
+		size_t fixed = 8 + (old_layout ? 0 : 4) + 24;
+		if (c->bad || size < fixed || (size_t)size - 8 > cur_left(c))
+			return pa_err_set_at(err, PA_ERR_FORMAT, base_off + start,
+					     "bad build-id entry size %u", size);
+		e.pid = old_layout ? -1 : (int32_t)cur_u32(c);
+		const uint8_t *id = cur_take(c, 24);
+		memcpy(e.id, id, 20);
+		e.size = (e.misc & PA_MISC_BUILD_ID_SIZE) ? id[20] : 20;
+		if (e.size > 20)
+			e.size = 20;
+		size_t name_len = size - fixed;
+		const uint8_t *name = cur_take(c, name_len);
+		if (!name)
+			return feat_bad(c, PA_FEAT_BUILD_ID, base_off, err);
+		e.filename = pa_arena_strndup(pa_file_arena(f), (const char *)name,
+					      strnlen((const char *)name, name_len));
+		if (!e.filename || pa_file_add_buildid(f, &e))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, uint64_t base_off,
+		  struct pa_err *err)
+{
+	struct pa_header_info *h = pa_file_header_mut(f);
+	struct pa_arena *a = pa_file_arena(f);
+	struct pa_cur c;
+	int ret = 0;
+
+	cur_init(&c, p, n, pa_file_needs_swap(f));
+	if (feat < PA_FEAT_BITS)
+		h->feat_present[feat / 8] |= (uint8_t)(1u << (feat % 8));
+	switch (feat) {
+	case PA_FEAT_HOSTNAME:
+		h->hostname = feat_string(&c, a);
+		break;
+	case PA_FEAT_OSRELEASE:
+		h->osrelease = feat_string(&c, a);
+		break;
+	case PA_FEAT_VERSION:
+		h->version = feat_string(&c, a);
+		break;
+	case PA_FEAT_ARCH:
+		h->arch = feat_string(&c, a);
+		break;
+	case PA_FEAT_CPUDESC:
+		h->cpudesc = feat_string(&c, a);
+		break;
+	case PA_FEAT_CPUID:
+		h->cpuid = feat_string(&c, a);
+		break;
+	case PA_FEAT_NRCPUS:
+		h->nr_cpus_avail = cur_u32(&c);
+		h->nr_cpus_online = cur_u32(&c);
+		break;
+	case PA_FEAT_TOTAL_MEM:
+		h->total_mem = cur_u64(&c);
+		break;
+	case PA_FEAT_CMDLINE:
+		ret = parse_cmdline(f, &c);
+		break;
+	case PA_FEAT_EVENT_DESC:
+		ret = parse_event_desc(f, &c);
+		break;
+	case PA_FEAT_GROUP_DESC:
+		ret = parse_group_desc(f, &c);
+		break;
+	case PA_FEAT_PMU_MAPPINGS:
+		ret = parse_pmu_mappings(f, &c);
+		break;
+	case PA_FEAT_SAMPLE_TIME:
+		h->first_sample_time = cur_u64(&c);
+		h->last_sample_time = cur_u64(&c);
+		break;
+	case PA_FEAT_CLOCKID:
+		h->clockid_res_ns = cur_u64(&c);
+		break;
+	case PA_FEAT_COMPRESSED:
+		h->compressed.version = cur_u32(&c);
+		h->compressed.type = cur_u32(&c);
+		h->compressed.level = cur_u32(&c);
+		h->compressed.ratio = cur_u32(&c);
+		h->compressed.mmap_len = cur_u32(&c);
+		break;
+	case PA_FEAT_BUILD_ID:
+		return parse_build_ids(f, &c, base_off, err);
+	default:
+		/* Known but not needed, or unknown: skipped by its size. */
+		return 0;
+	}
+	if (ret == -ENOMEM)
+		return pa_err_set(err, -ENOMEM, "out of memory");
+	if (ret || c.bad)
+		return feat_bad(&c, feat, base_off, err);
+	return 0;
+}

@@ -1,0 +1,148 @@
+/* internal.h - shared by the formats/ sources only. */
+#ifndef PA_FORMATS_INTERNAL_H
+#define PA_FORMATS_INTERNAL_H
+
+#include "formats.h"
+
+#include <string.h>
+
+/* A cursor over bytes in the writer's byte order. Every read is bounds
+ * checked; a failed read sets "bad" and returns 0 so that decoders can
+ * read a whole struct and check once. */
+struct pa_cur {
+	const uint8_t *p, *end;
+	const uint8_t *base;
+	bool swap;
+	bool bad;
+};
+
+static inline void cur_init(struct pa_cur *c, const void *p, size_t n, bool swap)
+{
+	c->p = c->base = p;
+	c->end = c->p + n;
+	c->swap = swap;
+	c->bad = false;
+}
+
+static inline size_t cur_left(const struct pa_cur *c)
+{
+	return (size_t)(c->end - c->p);
+}
+
+static inline size_t cur_pos(const struct pa_cur *c)
+{
+	return (size_t)(c->p - c->base);
+}
+
+static inline const uint8_t *cur_take(struct pa_cur *c, size_t n)
+{
+	if (c->bad || cur_left(c) < n) {
+		c->bad = true;
+		return NULL;
+	}
+	const uint8_t *r = c->p;
+	c->p += n;
+	return r;
+}
+
+static inline uint16_t swap16(uint16_t v)
+{
+	return (uint16_t)((v >> 8) | (v << 8));
+}
+
+static inline uint32_t swap32(uint32_t v)
+{
+	return __builtin_bswap32(v);
+}
+
+static inline uint64_t swap64(uint64_t v)
+{
+	return __builtin_bswap64(v);
+}
+
+static inline uint16_t ld16(const void *p, bool swap)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return swap ? swap16(v) : v;
+}
+
+static inline uint32_t ld32(const void *p, bool swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return swap ? swap32(v) : v;
+}
+
+static inline uint64_t ld64(const void *p, bool swap)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return swap ? swap64(v) : v;
+}
+
+static inline uint8_t cur_u8(struct pa_cur *c)
+{
+	const uint8_t *p = cur_take(c, 1);
+	return p ? *p : 0;
+}
+
+static inline uint16_t cur_u16(struct pa_cur *c)
+{
+	const uint8_t *p = cur_take(c, 2);
+	return p ? ld16(p, c->swap) : 0;
+}
+
+static inline uint32_t cur_u32(struct pa_cur *c)
+{
+	const uint8_t *p = cur_take(c, 4);
+	return p ? ld32(p, c->swap) : 0;
+}
+
+static inline uint64_t cur_u64(struct pa_cur *c)
+{
+	const uint8_t *p = cur_take(c, 8);
+	return p ? ld64(p, c->swap) : 0;
+}
+
+/* Scratch memory for host-order copies; reset for every event. */
+struct pa_scratch {
+	uint8_t *mem;
+	size_t cap, used;
+};
+
+void *scratch_alloc(struct pa_scratch *s, size_t n);
+
+/* An array of n u64 at p: zero copy when possible, else a swapped copy. */
+const uint64_t *cur_u64_array(struct pa_cur *c, uint64_t n, struct pa_scratch *s);
+
+/* A NUL-terminated string inside the next n bytes (the record's tail). */
+const char *cur_str(struct pa_cur *c, size_t n);
+
+/* Decode a perf_event_attr of "avail" bytes. Returns the attr's own size
+ * (VER0 when it says 0), or 0 if the bytes cannot be an attr. */
+uint32_t pa_attr_decode(struct pa_attr *a, const uint8_t *p, size_t avail, bool swap,
+			bool big_endian);
+
+/* Features: parse one feature section's bytes into the file's header info.
+ * Returns 0 or a negative error with err filled (offset = base_off + ...). */
+struct pa_file;
+int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, uint64_t base_off,
+		  struct pa_err *err);
+
+/* Records: decode the record at p (size bytes, header included). */
+int pa_rec_decode(struct pa_file *f, struct pa_event *ev, const uint8_t *p, size_t size,
+		  struct pa_err *err);
+
+/* Evsel table helpers (perf_file.c). */
+struct pa_evsel *pa_file_add_evsel(struct pa_file *f, const struct pa_attr *attr,
+				   const uint64_t *ids, uint32_t nr_ids, uint64_t off,
+				   struct pa_err *err);
+void pa_file_evsels_changed(struct pa_file *f);
+struct pa_arena *pa_file_arena(struct pa_file *f);
+struct pa_scratch *pa_file_scratch(struct pa_file *f);
+bool pa_file_big_endian(const struct pa_file *f);
+struct pa_header_info *pa_file_header_mut(struct pa_file *f);
+int pa_file_add_buildid(struct pa_file *f, const struct pa_buildid_entry *e);
+
+#endif

@@ -1,0 +1,254 @@
+/* util.c - errors, arenas, buffers, a u64 hash map. */
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *pa_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+#define PA_ERR_CASE(name, val, str)                                                                \
+	case val:                                                                                  \
+		return str;
+		PA_ERRORS(PA_ERR_CASE)
+#undef PA_ERR_CASE
+	default:
+		return strerror(err);
+	}
+}
+
+static int err_vset(struct pa_err *e, int code, int has_off, uint64_t off, const char *fmt,
+		    va_list ap)
+{
+	if (code > 0)
+		code = -code;
+	if (!e)
+		return code;
+	e->code = code;
+	e->has_offset = has_off;
+	e->offset = off;
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	return code;
+}
+
+int pa_err_set(struct pa_err *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	code = err_vset(e, code, 0, 0, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int pa_err_set_at(struct pa_err *e, int code, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	code = err_vset(e, code, 1, off, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void pa_err_clear(struct pa_err *e)
+{
+	if (e)
+		memset(e, 0, sizeof(*e));
+}
+
+struct pa_arena_chunk {
+	struct pa_arena_chunk *next;
+	size_t size, used;
+	_Alignas(16) unsigned char data[];
+};
+
+void pa_arena_init(struct pa_arena *a, size_t chunk_size)
+{
+	a->head = NULL;
+	a->chunk_size = chunk_size ? chunk_size : 64 * 1024;
+	a->used_total = 0;
+}
+
+void pa_arena_release(struct pa_arena *a)
+{
+	struct pa_arena_chunk *c = a->head, *n;
+	for (; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	a->head = NULL;
+	a->used_total = 0;
+}
+
+void *pa_arena_alloc(struct pa_arena *a, size_t size)
+{
+	struct pa_arena_chunk *c = a->head;
+	size = (size + 7) & ~(size_t)7;
+	if (!c || c->size - c->used < size) {
+		size_t want = size > a->chunk_size ? size : a->chunk_size;
+		c = malloc(sizeof(*c) + want);
+		if (!c)
+			return NULL;
+		c->size = want;
+		c->used = 0;
+		/* An oversized block goes behind the current chunk so the
+		 * current chunk's free space is not wasted. */
+		if (a->head && size > a->chunk_size) {
+			c->next = a->head->next;
+			a->head->next = c;
+		} else {
+			c->next = a->head;
+			a->head = c;
+		}
+	}
+	void *p = c->data + c->used;
+	c->used += size;
+	a->used_total += size;
+	memset(p, 0, size);
+	return p;
+}
+
+char *pa_arena_strndup(struct pa_arena *a, const char *s, size_t n)
+{
+	char *p = pa_arena_alloc(a, n + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *pa_arena_strdup(struct pa_arena *a, const char *s)
+{
+	return pa_arena_strndup(a, s, strlen(s));
+}
+
+int pa_buf_grow(struct pa_buf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	char *p = realloc(b->data, cap);
+	if (!p)
+		return -ENOMEM;
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+int pa_buf_add(struct pa_buf *b, const void *p, size_t n)
+{
+	if (pa_buf_grow(b, n))
+		return -ENOMEM;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = 0;
+	return 0;
+}
+
+int pa_buf_addf(struct pa_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || pa_buf_grow(b, (size_t)n))
+		return -ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+void pa_buf_release(struct pa_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+void pa_hex(char *out, const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+static int u64map_rehash(struct pa_u64map *m, size_t cap)
+{
+	struct pa_u64map n = {0};
+	n.keys = calloc(cap, sizeof(*n.keys));
+	n.vals = calloc(cap, sizeof(*n.vals));
+	n.used = calloc(cap, 1);
+	n.cap = cap;
+	if (!n.keys || !n.vals || !n.used) {
+		pa_u64map_release(&n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		size_t j = pa_hash64(m->keys[i]) & (cap - 1);
+		while (n.used[j])
+			j = (j + 1) & (cap - 1);
+		n.used[j] = 1;
+		n.keys[j] = m->keys[i];
+		n.vals[j] = m->vals[i];
+	}
+	n.count = m->count;
+	pa_u64map_release(m);
+	*m = n;
+	return 0;
+}
+
+void **pa_u64map_slot(struct pa_u64map *m, uint64_t key, int *created)
+{
+	if ((m->count + 1) * 4 >= m->cap * 3 && u64map_rehash(m, m->cap ? m->cap * 2 : 64))
+		return NULL;
+	size_t j = pa_hash64(key) & (m->cap - 1);
+	while (m->used[j]) {
+		if (m->keys[j] == key) {
+			if (created)
+				*created = 0;
+			return &m->vals[j];
+		}
+		j = (j + 1) & (m->cap - 1);
+	}
+	m->used[j] = 1;
+	m->keys[j] = key;
+	m->vals[j] = NULL;
+	m->count++;
+	if (created)
+		*created = 1;
+	return &m->vals[j];
+}
+
+void *pa_u64map_get(const struct pa_u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t j = pa_hash64(key) & (m->cap - 1);
+	while (m->used[j]) {
+		if (m->keys[j] == key)
+			return m->vals[j];
+		j = (j + 1) & (m->cap - 1);
+	}
+	return NULL;
+}
+
+void pa_u64map_release(struct pa_u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
