@@ -96,7 +96,8 @@ static int parse_event_desc(struct pa_file *f, struct pa_cur *c)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nre; i++) {
 		const uint8_t *raw = cur_take(c, sz);
-		if (!raw || !pa_attr_decode(&d[i].attr, raw, sz, c->swap, pa_file_big_endian(f)))
+		if (!raw || !pa_attr_decode(&d[i].attr, raw, sz, c->swap,
+					    PA_HOST_BIG_ENDIAN != c->swap))
 			return -1;
 		uint32_t nr = cur_u32(c);
 		d[i].name = feat_string(c, pa_file_arena(f));
@@ -202,17 +203,16 @@ static int parse_build_ids(struct pa_file *f, struct pa_cur *c, uint64_t base_of
 	return 0;
 }
 
-int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, uint64_t base_off,
-		  struct pa_err *err)
+/* Parse with the given byte order. 1: parsed but implausible. */
+static int feat_parse_order(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n,
+			    uint64_t base_off, bool swap, struct pa_err *err)
 {
 	struct pa_header_info *h = pa_file_header_mut(f);
 	struct pa_arena *a = pa_file_arena(f);
 	struct pa_cur c;
 	int ret = 0;
 
-	cur_init(&c, p, n, pa_file_needs_swap(f));
-	if (feat < PA_FEAT_BITS)
-		h->feat_present[feat / 8] |= (uint8_t)(1u << (feat % 8));
+	cur_init(&c, p, n, swap);
 	switch (feat) {
 	case PA_FEAT_HOSTNAME:
 		h->hostname = feat_string(&c, a);
@@ -235,9 +235,13 @@ int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, 
 	case PA_FEAT_NRCPUS:
 		h->nr_cpus_avail = cur_u32(&c);
 		h->nr_cpus_online = cur_u32(&c);
+		if (h->nr_cpus_avail > (1u << 20) || h->nr_cpus_online > (1u << 20))
+			ret = 1;
 		break;
 	case PA_FEAT_TOTAL_MEM:
 		h->total_mem = cur_u64(&c);
+		if (h->total_mem > (1ull << 48))
+			ret = 1;
 		break;
 	case PA_FEAT_CMDLINE:
 		ret = parse_cmdline(f, &c);
@@ -254,6 +258,8 @@ int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, 
 	case PA_FEAT_SAMPLE_TIME:
 		h->first_sample_time = cur_u64(&c);
 		h->last_sample_time = cur_u64(&c);
+		if (h->first_sample_time > h->last_sample_time)
+			ret = 1;
 		break;
 	case PA_FEAT_CLOCKID:
 		h->clockid_res_ns = cur_u64(&c);
@@ -264,6 +270,8 @@ int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, 
 		h->compressed.level = cur_u32(&c);
 		h->compressed.ratio = cur_u32(&c);
 		h->compressed.mmap_len = cur_u32(&c);
+		if (h->compressed.type > 0xffff)
+			ret = 1;
 		break;
 	case PA_FEAT_BUILD_ID:
 		return parse_build_ids(f, &c, base_off, err);
@@ -273,7 +281,28 @@ int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, 
 	}
 	if (ret == -ENOMEM)
 		return pa_err_set(err, -ENOMEM, "out of memory");
-	if (ret || c.bad)
+	if (ret < 0 || c.bad)
 		return feat_bad(&c, feat, base_off, err);
-	return 0;
+	return ret;
+}
+
+/* perf inject -b (perf 6.1 and later) copies the machine-description
+ * sections unconverted, so a big-endian file may hold little-endian ones:
+ * a section that makes no sense in the file's order is read in the other. */
+int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, uint64_t base_off,
+		  struct pa_err *err)
+{
+	struct pa_header_info *h = pa_file_header_mut(f);
+	bool swap = pa_file_needs_swap(f);
+	int ret = feat_parse_order(f, feat, p, n, base_off, swap, err);
+	if (ret != 0 && ret != -ENOMEM && feat != PA_FEAT_BUILD_ID) {
+		struct pa_err alt;
+		if (feat_parse_order(f, feat, p, n, base_off, !swap, &alt) == 0)
+			ret = 0;
+		else if (ret > 0) /* plausible in neither order: keep the file's */
+			ret = feat_parse_order(f, feat, p, n, base_off, swap, err) < 0 ? -1 : 0;
+	}
+	if (ret == 0 && feat < PA_FEAT_BITS)
+		h->feat_present[feat / 8] |= (uint8_t)(1u << (feat % 8));
+	return ret;
 }

@@ -6,6 +6,12 @@
 
 #include <string.h>
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define PA_HOST_BIG_ENDIAN true
+#else
+#define PA_HOST_BIG_ENDIAN false
+#endif
+
 /* A cursor over bytes in the writer's byte order. Every read is bounds
  * checked; a failed read sets "bad" and returns 0 so that decoders can
  * read a whole struct and check once. */

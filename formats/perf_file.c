@@ -24,11 +24,7 @@
 #define DECOMP_WINDOW (1u << 20)
 #define MAX_RECORD (1u << 16)
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define HOST_BIG_ENDIAN true
-#else
-#define HOST_BIG_ENDIAN false
-#endif
+#define HOST_BIG_ENDIAN PA_HOST_BIG_ENDIAN
 
 struct pa_file {
 	char *path;

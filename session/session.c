@@ -1,0 +1,959 @@
+/* session.c - machines, threads, maps and DSOs built from the event
+ * stream, with perf's round-by-round time ordering. */
+#include "session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HOST_PID (-1)
+#define MISC_FORK_EXEC (1 << 13)
+
+struct pa_maps {
+	struct pa_map **v;
+	size_t n, cap;
+	struct pa_maps *next_alloc; /* every maps object, for freeing */
+};
+
+struct pa_thread {
+	int32_t pid, tid, ppid;
+	unsigned idx;
+	const char *comm;
+	bool comm_set;
+	struct pa_maps *maps; /* shared by a thread group */
+	struct pa_thread *next_dead; /* replaced threads stay alive for samples in flight */
+};
+
+struct pa_machine {
+	int32_t pid;
+	struct pa_dso **dsos;
+	unsigned nr_dsos, cap_dsos;
+	struct pa_u64map dso_by_hash; /* name hash -> first dso in chain */
+	struct pa_u64map threads;     /* tid -> thread */
+	struct pa_maps kmaps;
+	struct pa_dso *kernel_dso;
+};
+
+struct dso_node {
+	struct pa_dso dso;
+	struct dso_node *next_same_hash;
+};
+
+/* A queued event: a deep copy, so the file reader can move on. */
+struct qev {
+	struct pa_event ev;
+	uint64_t time;
+	uint64_t seq;
+	struct qchunk *chunk;
+};
+
+/* Queued events live in per-round chunks freed when all are delivered. */
+struct qchunk {
+	struct pa_arena arena;
+	size_t live;
+	struct qchunk *next;
+};
+
+struct pa_session {
+	struct pa_file *file;
+	struct pa_session_opts opts;
+	struct pa_arena arena;
+	struct pa_machine **machines;
+	unsigned nr_machines;
+	struct pa_dso **all_dsos;
+	unsigned nr_all_dsos, cap_all_dsos;
+	unsigned nr_threads;
+
+	struct qev **queue;
+	size_t nq, capq;
+	struct qchunk *chunks, *cur_chunk;
+	uint64_t seq;
+	uint64_t max_timestamp, next_flush, last_flush;
+
+	struct pa_maps *all_maps;
+	uint64_t nr_samples, nr_lost, nr_unordered;
+	pa_session_sample_fn fn;
+	void *ctx;
+};
+
+/* ---- small accessors -------------------------------------------------- */
+
+const char *pa_thread_comm(const struct pa_thread *t)
+{
+	return t->comm;
+}
+
+int32_t pa_thread_pid(const struct pa_thread *t)
+{
+	return t->pid;
+}
+
+int32_t pa_thread_tid(const struct pa_thread *t)
+{
+	return t->tid;
+}
+
+unsigned pa_thread_idx(const struct pa_thread *t)
+{
+	return t->idx;
+}
+
+struct pa_file *pa_session_file(const struct pa_session *s)
+{
+	return s->file;
+}
+
+unsigned pa_session_nr_machines(const struct pa_session *s)
+{
+	return s->nr_machines;
+}
+
+struct pa_machine *pa_session_machine(const struct pa_session *s, unsigned i)
+{
+	return i < s->nr_machines ? s->machines[i] : NULL;
+}
+
+int32_t pa_machine_pid(const struct pa_machine *m)
+{
+	return m->pid;
+}
+
+unsigned pa_machine_nr_dsos(const struct pa_machine *m)
+{
+	return m->nr_dsos;
+}
+
+struct pa_dso *pa_machine_dso(const struct pa_machine *m, unsigned i)
+{
+	return i < m->nr_dsos ? m->dsos[i] : NULL;
+}
+
+unsigned pa_session_nr_dsos(const struct pa_session *s)
+{
+	return s->nr_all_dsos;
+}
+
+struct pa_dso *pa_session_dso(const struct pa_session *s, unsigned idx)
+{
+	return idx < s->nr_all_dsos ? s->all_dsos[idx] : NULL;
+}
+
+uint64_t pa_session_nr_samples(const struct pa_session *s)
+{
+	return s->nr_samples;
+}
+
+uint64_t pa_session_nr_lost(const struct pa_session *s)
+{
+	return s->nr_lost;
+}
+
+uint64_t pa_session_nr_unordered(const struct pa_session *s)
+{
+	return s->nr_unordered;
+}
+
+static int grow(void **v, unsigned *cap, unsigned need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	unsigned c = *cap ? *cap * 2 : 16;
+	while (c < need)
+		c *= 2;
+	void *p = realloc(*v, (size_t)c * elem);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+/* ---- machines and DSOs ------------------------------------------------ */
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct pa_machine *find_machine(struct pa_session *s, int32_t pid)
+{
+	for (unsigned i = 0; i < s->nr_machines; i++)
+		if (s->machines[i]->pid == pid)
+			return s->machines[i];
+	return NULL;
+}
+
+static struct pa_machine *findnew_machine(struct pa_session *s, int32_t pid)
+{
+	struct pa_machine *m = find_machine(s, pid);
+	if (m)
+		return m;
+	m = pa_arena_alloc(&s->arena, sizeof(*m));
+	void *v = realloc(s->machines, (s->nr_machines + 1) * sizeof(*s->machines));
+	if (!m || !v)
+		return NULL;
+	s->machines = v;
+	m->pid = pid;
+	/* host first, guests ordered by pid like perf's machines rb-tree */
+	unsigned at = s->nr_machines;
+	if (pid != HOST_PID)
+		while (at > 0 && s->machines[at - 1]->pid != HOST_PID && s->machines[at - 1]->pid > pid)
+			at--;
+	else
+		at = 0;
+	memmove(&s->machines[at + 1], &s->machines[at], (s->nr_machines - at) * sizeof(*s->machines));
+	s->machines[at] = m;
+	s->nr_machines++;
+	return m;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+	return b ? b + 1 : p;
+}
+
+static struct pa_dso *find_dso(struct pa_machine *m, const char *name)
+{
+	struct dso_node *n = pa_u64map_get(&m->dso_by_hash, str_hash(name));
+	for (; n; n = n->next_same_hash)
+		if (!strcmp(n->dso.long_name, name))
+			return &n->dso;
+	return NULL;
+}
+
+static inline bool is_kmodule_path(const char *name)
+{
+	size_t n = strlen(name);
+	if (n > 3 && !strcmp(name + n - 3, ".ko"))
+		return true;
+	return (n > 6 && !strcmp(name + n - 6, ".ko.xz")) || (n > 6 && !strcmp(name + n - 6, ".ko.gz")) ||
+	       (n > 7 && !strcmp(name + n - 7, ".ko.zst"));
+}
+
+/* perf's short names: basename for files, "[name]" for modules. */
+static const char *make_short_name(struct pa_session *s, const char *name, enum pa_dso_kind kind)
+{
+	if (kind == PA_DSO_KERNEL_MODULE && name[0] == '/') {
+		const char *b = base_name(name);
+		size_t n = strcspn(b, ".");
+		char *out = pa_arena_alloc(&s->arena, n + 3);
+		if (!out)
+			return NULL;
+		out[0] = '[';
+		for (size_t i = 0; i < n; i++)
+			out[i + 1] = b[i] == '-' ? '_' : b[i];
+		out[n + 1] = ']';
+		return out;
+	}
+	if (name[0] == '[')
+		return name;
+	return base_name(name);
+}
+
+static struct pa_dso *findnew_dso(struct pa_session *s, struct pa_machine *m, const char *name,
+				  enum pa_dso_kind kind)
+{
+	struct pa_dso *d = find_dso(m, name);
+	if (d)
+		return d;
+	struct dso_node *n = pa_arena_alloc(&s->arena, sizeof(*n));
+	if (!n || grow((void **)&m->dsos, &m->cap_dsos, m->nr_dsos + 1, sizeof(*m->dsos)) ||
+	    grow((void **)&s->all_dsos, &s->cap_all_dsos, s->nr_all_dsos + 1,
+		 sizeof(*s->all_dsos)))
+		return NULL;
+	d = &n->dso;
+	d->long_name = pa_arena_strdup(&s->arena, name);
+	if (!d->long_name)
+		return NULL;
+	d->kind = kind;
+	d->short_name = make_short_name(s, d->long_name, kind);
+	d->machine = m;
+	d->idx = s->nr_all_dsos;
+	int created;
+	void **slot = pa_u64map_slot(&m->dso_by_hash, str_hash(name), &created);
+	if (!slot || !d->short_name)
+		return NULL;
+	n->next_same_hash = created ? NULL : *slot;
+	*slot = n;
+	m->dsos[m->nr_dsos++] = d;
+	s->all_dsos[s->nr_all_dsos++] = d;
+	return d;
+}
+
+static void set_build_id(struct pa_dso *d, const uint8_t *id, uint8_t size, bool from_header)
+{
+	if (d->build_id_size || !size)
+		return;
+	memcpy(d->build_id, id, size);
+	d->build_id_size = size;
+	d->header_build_id = from_header;
+}
+
+/* A BUILD_ID entry, as perf's __event_process_build_id handles it. */
+static int add_header_build_id(struct pa_session *s, const struct pa_buildid_entry *e)
+{
+	enum pa_dso_kind kind;
+	switch (e->misc & PA_MISC_CPUMODE_MASK) {
+	case PA_MISC_KERNEL:
+	case PA_MISC_GUEST_KERNEL:
+		kind = !strncmp(e->filename, "[kernel.kallsyms]", 17) || !strcmp(e->filename, "[guest.kernel.kallsyms]")
+			       ? PA_DSO_KERNEL
+			       : PA_DSO_KERNEL_MODULE;
+		break;
+	case PA_MISC_USER:
+	case PA_MISC_GUEST_USER:
+		kind = !strcmp(e->filename, "[vdso]") ? PA_DSO_VDSO : PA_DSO_USER;
+		break;
+	default:
+		return 0;
+	}
+	struct pa_machine *m = findnew_machine(s, e->pid == HOST_PID || e->pid == 0 ? HOST_PID : e->pid);
+	if (!m)
+		return -ENOMEM;
+	struct pa_dso *d = findnew_dso(s, m, e->filename, kind);
+	if (!d)
+		return -ENOMEM;
+	set_build_id(d, e->id, e->size, true);
+	if (kind == PA_DSO_KERNEL && !m->kernel_dso)
+		m->kernel_dso = d;
+	return 0;
+}
+
+/* ---- maps ------------------------------------------------------------- */
+
+static size_t maps_lower_bound(const struct pa_maps *ms, uint64_t addr)
+{
+	size_t lo = 0, hi = ms->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ms->v[mid]->start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo; /* first map starting after addr */
+}
+
+static struct pa_map *maps_find(const struct pa_maps *ms, uint64_t addr)
+{
+	size_t i = maps_lower_bound(ms, addr);
+	if (i == 0)
+		return NULL;
+	struct pa_map *m = ms->v[i - 1];
+	return addr < m->end ? m : NULL;
+}
+
+static int maps_reserve(struct pa_maps *ms, size_t extra)
+{
+	if (ms->n + extra <= ms->cap)
+		return 0;
+	size_t cap = ms->cap ? ms->cap * 2 : 16;
+	while (cap < ms->n + extra)
+		cap *= 2;
+	void *p = realloc(ms->v, cap * sizeof(*ms->v));
+	if (!p)
+		return -ENOMEM;
+	ms->v = p;
+	ms->cap = cap;
+	return 0;
+}
+
+/* Insert, cutting away what the new map overlaps (maps__fixup_overlappings). */
+static int maps_insert(struct pa_session *s, struct pa_maps *ms, struct pa_map *nm)
+{
+	if (maps_reserve(ms, 2))
+		return -ENOMEM;
+	size_t i = maps_lower_bound(ms, nm->start);
+	if (i > 0 && ms->v[i - 1]->end > nm->start)
+		i--;
+	size_t j = i;
+	struct pa_map *left = NULL, *right = NULL;
+	while (j < ms->n && ms->v[j]->start < nm->end) {
+		struct pa_map *old = ms->v[j];
+		if (old->start < nm->start) {
+			left = pa_arena_alloc(&s->arena, sizeof(*left));
+			if (!left)
+				return -ENOMEM;
+			*left = *old;
+			left->end = nm->start;
+		}
+		if (old->end > nm->end) {
+			right = pa_arena_alloc(&s->arena, sizeof(*right));
+			if (!right)
+				return -ENOMEM;
+			*right = *old;
+			right->start = nm->end;
+			if (!old->identity)
+				right->pgoff += nm->end - old->start;
+		}
+		j++;
+	}
+	struct pa_map *repl[3];
+	size_t nr = 0;
+	if (left)
+		repl[nr++] = left;
+	repl[nr++] = nm;
+	if (right)
+		repl[nr++] = right;
+	size_t removed = j - i;
+	memmove(&ms->v[i + nr], &ms->v[j], (ms->n - j) * sizeof(*ms->v));
+	memcpy(&ms->v[i], repl, nr * sizeof(*repl));
+	ms->n = ms->n - removed + nr;
+	return 0;
+}
+
+static struct pa_maps *maps_new(struct pa_session *s)
+{
+	struct pa_maps *ms = pa_arena_alloc(&s->arena, sizeof(struct pa_maps));
+	if (ms) {
+		ms->next_alloc = s->all_maps;
+		s->all_maps = ms;
+	}
+	return ms;
+}
+
+static int maps_clone(struct pa_maps *dst, const struct pa_maps *src)
+{
+	if (maps_reserve(dst, src->n))
+		return -ENOMEM;
+	memcpy(dst->v, src->v, src->n * sizeof(*src->v));
+	dst->n = src->n;
+	return 0;
+}
+
+/* ---- threads ---------------------------------------------------------- */
+
+static struct pa_thread *find_thread(struct pa_machine *m, int32_t tid)
+{
+	return pa_u64map_get(&m->threads, (uint64_t)(uint32_t)tid);
+}
+
+static struct pa_thread *new_thread(struct pa_session *s, struct pa_machine *m, int32_t pid,
+				    int32_t tid);
+
+/* perf's machine__findnew_thread, including how a thread joins its
+ * group leader's maps once its pid becomes known. */
+static struct pa_thread *findnew_thread(struct pa_session *s, struct pa_machine *m, int32_t pid,
+					int32_t tid)
+{
+	struct pa_thread *t = find_thread(m, tid);
+	if (!t)
+		return new_thread(s, m, pid, tid);
+	if (pid != -1 && t->pid == -1 && pid != t->pid) {
+		t->pid = pid;
+		if (pid != tid) {
+			struct pa_thread *leader = findnew_thread(s, m, pid, pid);
+			if (!leader)
+				return NULL;
+			t->maps = leader->maps;
+		}
+	}
+	return t;
+}
+
+static struct pa_thread *new_thread(struct pa_session *s, struct pa_machine *m, int32_t pid,
+				    int32_t tid)
+{
+	struct pa_thread *t = pa_arena_alloc(&s->arena, sizeof(*t));
+	char buf[24];
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->tid = tid;
+	t->ppid = -1;
+	t->idx = s->nr_threads++;
+	snprintf(buf, sizeof(buf), ":%d", tid);
+	t->comm = pa_arena_strdup(&s->arena, buf);
+	void **slot = pa_u64map_slot(&m->threads, (uint64_t)(uint32_t)tid, NULL);
+	if (!slot || !t->comm)
+		return NULL;
+	*slot = t;
+	if (pid == tid || pid == -1) {
+		t->maps = maps_new(s);
+	} else {
+		struct pa_thread *leader = findnew_thread(s, m, pid, pid);
+		t->maps = leader ? leader->maps : NULL;
+	}
+	return t->maps ? t : NULL;
+}
+
+static int set_comm(struct pa_session *s, struct pa_thread *t, const char *comm)
+{
+	if (t->comm_set && !strcmp(t->comm, comm))
+		return 0;
+	const char *c = pa_arena_strdup(&s->arena, comm);
+	if (!c)
+		return -ENOMEM;
+	t->comm = c;
+	t->comm_set = true;
+	return 0;
+}
+
+/* ---- applying events -------------------------------------------------- */
+
+static struct pa_machine *host(struct pa_session *s)
+{
+	return findnew_machine(s, HOST_PID);
+}
+
+static int apply_comm(struct pa_session *s, const struct pa_event *ev)
+{
+	struct pa_thread *t = findnew_thread(s, host(s), (int32_t)ev->u.comm.pid,
+					     (int32_t)ev->u.comm.tid);
+	if (!t)
+		return -ENOMEM;
+	return set_comm(s, t, ev->u.comm.comm);
+}
+
+static int apply_fork(struct pa_session *s, const struct pa_event *ev)
+{
+	struct pa_machine *m = host(s);
+	int32_t pid = (int32_t)ev->u.fork.pid, tid = (int32_t)ev->u.fork.tid;
+	int32_t ppid = (int32_t)ev->u.fork.ppid, ptid = (int32_t)ev->u.fork.ptid;
+	struct pa_thread *t = find_thread(m, tid);
+	struct pa_thread *parent = findnew_thread(s, m, ppid, ptid);
+	if (!parent)
+		return -ENOMEM;
+	if (parent->pid != ppid) {
+		/* a stale thread holds the parent's tid: start a fresh one */
+		parent = new_thread(s, m, ppid, ptid);
+		if (!parent)
+			return -ENOMEM;
+	}
+	/* A thread already holding this tid (pid reuse, lost EXIT) is
+	 * replaced: new_thread() takes over its slot. */
+	(void)t;
+	t = new_thread(s, m, pid, tid);
+	if (!t)
+		return -ENOMEM;
+	if (parent->comm_set && set_comm(s, t, parent->comm))
+		return -ENOMEM;
+	t->ppid = parent->tid;
+	if (t->pid == parent->pid)
+		return 0;
+	if (t->maps == parent->maps)
+		return 0;
+	if (ev->misc & MISC_FORK_EXEC)
+		return 0; /* synthesized: the MMAP2 records follow */
+	return maps_clone(t->maps, parent->maps);
+}
+
+static bool is_anon(const char *f)
+{
+	return !strcmp(f, "//anon") || !strncmp(f, "/dev/zero", 9) || !strncmp(f, "/anon_hugepage", 14);
+}
+
+static bool is_no_dso(const char *f)
+{
+	return !strncmp(f, "[stack", 6) || !strncmp(f, "/SYSV", 5) || !strcmp(f, "[heap]");
+}
+
+static int apply_kernel_mmap(struct pa_session *s, struct pa_machine *m, const struct pa_event *ev)
+{
+	const char *name = ev->u.mmap.filename;
+	struct pa_map *map = pa_arena_alloc(&s->arena, sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	map->start = ev->u.mmap.start;
+	map->end = ev->u.mmap.start + ev->u.mmap.len;
+	map->identity = true;
+	if (!strncmp(name, "[kernel.kallsyms]", 17) || !strncmp(name, "[guest.kernel.kallsyms", 22)) {
+		struct pa_dso *d = findnew_dso(s, m, "[kernel.kallsyms]", PA_DSO_KERNEL);
+		if (!d)
+			return -ENOMEM;
+		m->kernel_dso = d;
+		map->dso = d;
+		if (map->end < map->start || ev->u.mmap.len == 0)
+			map->end = UINT64_MAX;
+		map->reloc = 0;
+	} else {
+		/* a module: "/lib/modules/.../x.ko" or "[x]" */
+		struct pa_dso *d = findnew_dso(s, m, name, PA_DSO_KERNEL_MODULE);
+		if (!d)
+			return -ENOMEM;
+		map->dso = d;
+	}
+	if (ev->u.mmap.build_id_size)
+		set_build_id(map->dso, ev->u.mmap.build_id, ev->u.mmap.build_id_size, false);
+	return maps_insert(s, &m->kmaps, map);
+}
+
+static int apply_mmap(struct pa_session *s, const struct pa_event *ev)
+{
+	struct pa_machine *m = host(s);
+	uint8_t cpumode = ev->misc & PA_MISC_CPUMODE_MASK;
+	if (cpumode == PA_MISC_KERNEL || cpumode == PA_MISC_GUEST_KERNEL)
+		return apply_kernel_mmap(s, m, ev);
+	struct pa_thread *t =
+		findnew_thread(s, m, (int32_t)ev->u.mmap.pid, (int32_t)ev->u.mmap.tid);
+	struct pa_map *map = pa_arena_alloc(&s->arena, sizeof(*map));
+	if (!t || !map)
+		return -ENOMEM;
+	const char *name = ev->u.mmap.filename;
+	bool anon = is_anon(name), no_dso = is_no_dso(name);
+	uint32_t prot = ev->type == PA_REC_MMAP2 ? ev->u.mmap.prot
+						 : ((ev->misc & PA_MISC_MMAP_DATA) ? 0 : 4 /* PROT_EXEC */);
+	char jit[40];
+	enum pa_dso_kind kind = PA_DSO_USER;
+	map->start = ev->u.mmap.start;
+	map->end = ev->u.mmap.start + ev->u.mmap.len;
+	map->pgoff = ev->u.mmap.pgoff;
+	map->prot = prot;
+	map->flags = ev->u.mmap.flags;
+	if ((anon || no_dso) && (prot & 4)) {
+		snprintf(jit, sizeof(jit), "/tmp/perf-%u.map", ev->u.mmap.pid);
+		name = jit;
+		kind = PA_DSO_ANON;
+	} else if (anon || no_dso) {
+		kind = PA_DSO_OTHER;
+	}
+	if (!strcmp(name, "[vdso]")) {
+		kind = PA_DSO_VDSO;
+		map->pgoff = 0;
+	}
+	if (anon || no_dso) {
+		map->identity = true;
+		map->pgoff = 0;
+	}
+	map->dso = findnew_dso(s, m, name, kind);
+	if (!map->dso)
+		return -ENOMEM;
+	if (ev->u.mmap.build_id_size)
+		set_build_id(map->dso, ev->u.mmap.build_id, ev->u.mmap.build_id_size, false);
+	return maps_insert(s, t->maps, map);
+}
+
+bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpumode,
+			 uint64_t addr, struct pa_addr_loc *loc)
+{
+	struct pa_machine *m = host(s);
+	memset(loc, 0, sizeof(*loc));
+	loc->thread = t;
+	loc->cpumode = cpumode;
+	loc->addr = addr;
+	const struct pa_maps *ms;
+	switch (cpumode) {
+	case PA_MISC_KERNEL:
+		loc->level = 'k';
+		ms = &m->kmaps;
+		break;
+	case PA_MISC_USER:
+		loc->level = '.';
+		ms = t ? t->maps : NULL;
+		break;
+	case PA_MISC_GUEST_KERNEL:
+		loc->level = 'g';
+		return false;
+	case PA_MISC_GUEST_USER:
+		loc->level = 'u';
+		return false;
+	default:
+		loc->level = 'H';
+		return false;
+	}
+	if (!m || !ms)
+		return false;
+	struct pa_map *map = maps_find(ms, addr);
+	if (!map)
+		return false;
+	loc->map = map;
+	loc->dso = map->dso;
+	loc->addr = map->identity ? addr : addr - map->start + map->pgoff;
+	return true;
+}
+
+bool pa_session_resolve_ip(struct pa_session *s, struct pa_thread *t, const struct pa_event *ev,
+			   struct pa_addr_loc *loc)
+{
+	return pa_session_find_map(s, t, ev->misc & PA_MISC_CPUMODE_MASK, ev->sample.ip, loc);
+}
+
+static int deliver_sample(struct pa_session *s, const struct pa_event *ev)
+{
+	struct pa_thread *t =
+		findnew_thread(s, host(s), (int32_t)ev->sample.pid, (int32_t)ev->sample.tid);
+	if (!t)
+		return -ENOMEM;
+	s->nr_samples++;
+	struct pa_addr_loc loc;
+	if (pa_session_resolve_ip(s, t, ev, &loc))
+		loc.dso->hit = true;
+	return s->fn ? s->fn(s->ctx, s, ev, t) : 0;
+}
+
+static int deliver(struct pa_session *s, const struct pa_event *ev)
+{
+	switch (ev->type) {
+	case PA_REC_SAMPLE:
+		return deliver_sample(s, ev);
+	case PA_REC_MMAP:
+	case PA_REC_MMAP2:
+		return apply_mmap(s, ev);
+	case PA_REC_COMM:
+		return apply_comm(s, ev);
+	case PA_REC_FORK:
+		return apply_fork(s, ev);
+	case PA_REC_LOST:
+		s->nr_lost += ev->u.lost.lost;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- ordering ----------------------------------------------------------- */
+
+static bool has_time(const struct pa_event *ev)
+{
+	return (ev->sample.type & PA_SAMPLE_TIME) != 0;
+}
+
+static bool needs_queue(uint32_t type)
+{
+	switch (type) {
+	case PA_REC_SAMPLE:
+	case PA_REC_MMAP:
+	case PA_REC_MMAP2:
+	case PA_REC_COMM:
+	case PA_REC_FORK:
+	case PA_REC_EXIT:
+	case PA_REC_LOST:
+		return true;
+	default:
+		return false; /* nothing else changes what we track */
+	}
+}
+
+static struct qchunk *cur_chunk(struct pa_session *s)
+{
+	if (!s->cur_chunk) {
+		struct qchunk *c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		pa_arena_init(&c->arena, 256 * 1024);
+		c->next = s->chunks;
+		s->chunks = c;
+		s->cur_chunk = c;
+	}
+	return s->cur_chunk;
+}
+
+static const void *dup_bytes(struct pa_arena *a, const void *p, size_t n)
+{
+	if (!p)
+		return NULL;
+	void *d = pa_arena_alloc(a, n ? n : 1);
+	if (d)
+		memcpy(d, p, n);
+	return d;
+}
+
+static int enqueue(struct pa_session *s, const struct pa_event *ev)
+{
+	struct qchunk *c = cur_chunk(s);
+	if (!c)
+		return -ENOMEM;
+	struct qev *q = pa_arena_alloc(&c->arena, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	q->ev = *ev;
+	q->time = ev->sample.time;
+	q->seq = s->seq++;
+	q->chunk = c;
+	struct pa_event *e = &q->ev;
+	/* Keep only what deliver() reads; drop pointers into the reader. */
+	if (ev->type == PA_REC_SAMPLE) {
+		e->sample.callchain = dup_bytes(&c->arena, ev->sample.callchain,
+						ev->sample.callchain_nr * 8);
+		if (ev->sample.callchain && !e->sample.callchain)
+			return -ENOMEM;
+		e->sample.raw = NULL;
+		e->sample.branch.entries = e->sample.branch.counters = NULL;
+		e->sample.user_regs.regs = e->sample.intr_regs.regs = NULL;
+		e->sample.user_stack.data = NULL;
+		e->sample.read.values = NULL;
+		e->sample.aux.data = NULL;
+	} else if (ev->type == PA_REC_MMAP || ev->type == PA_REC_MMAP2) {
+		e->u.mmap.filename = pa_arena_strdup(&c->arena, ev->u.mmap.filename);
+		if (!e->u.mmap.filename)
+			return -ENOMEM;
+	} else if (ev->type == PA_REC_COMM) {
+		e->u.comm.comm = pa_arena_strdup(&c->arena, ev->u.comm.comm);
+		if (!e->u.comm.comm)
+			return -ENOMEM;
+	}
+	if (s->nq == s->capq) {
+		size_t cap = s->capq ? s->capq * 2 : 4096;
+		void *p = realloc(s->queue, cap * sizeof(*s->queue));
+		if (!p)
+			return -ENOMEM;
+		s->queue = p;
+		s->capq = cap;
+	}
+	s->queue[s->nq++] = q;
+	c->live++;
+	if (q->time < s->last_flush)
+		s->nr_unordered++;
+	if (q->time > s->max_timestamp)
+		s->max_timestamp = q->time;
+	return 0;
+}
+
+static int qev_cmp(const void *a, const void *b)
+{
+	const struct qev *x = *(const struct qev *const *)a, *y = *(const struct qev *const *)b;
+	if (x->time != y->time)
+		return PA_CMP(x->time, y->time);
+	return PA_CMP(x->seq, y->seq);
+}
+
+/* A chunk is freed once every event in it was delivered, unless it is
+ * still the one new events go to (then its memory is reused). */
+static void chunk_put(struct pa_session *s, struct qchunk *c)
+{
+	if (--c->live)
+		return;
+	if (c == s->cur_chunk) {
+		pa_arena_release(&c->arena);
+		return;
+	}
+	struct qchunk **pp = &s->chunks;
+	while (*pp != c)
+		pp = &(*pp)->next;
+	*pp = c->next;
+	pa_arena_release(&c->arena);
+	free(c);
+}
+
+/* Deliver queued events with time <= limit, oldest first. */
+static int flush_queue(struct pa_session *s, uint64_t limit)
+{
+	if (!s->nq)
+		return 0;
+	qsort(s->queue, s->nq, sizeof(*s->queue), qev_cmp);
+	size_t i = 0;
+	int ret = 0;
+	while (i < s->nq && s->queue[i]->time <= limit) {
+		struct qev *q = s->queue[i++];
+		ret = deliver(s, &q->ev);
+		s->last_flush = q->time;
+		chunk_put(s, q->chunk);
+		if (ret)
+			break;
+	}
+	memmove(s->queue, s->queue + i, (s->nq - i) * sizeof(*s->queue));
+	s->nq -= i;
+	return ret;
+}
+
+/* perf's OE_FLUSH__ROUND: deliver up to the newest time of the round
+ * before, then start a new chunk so finished rounds can be freed. */
+static int finish_round(struct pa_session *s)
+{
+	int r = flush_queue(s, s->next_flush);
+	s->next_flush = s->max_timestamp;
+	struct qchunk *c = s->cur_chunk;
+	if (c && c->live == 0) {
+		s->cur_chunk = NULL;
+		c->live = 1;
+		chunk_put(s, c);
+	}
+	s->cur_chunk = NULL;
+	return r;
+}
+
+static int handle_event(struct pa_session *s, const struct pa_event *ev)
+{
+	switch (ev->type) {
+	case PA_REC_HEADER_BUILD_ID:
+		return add_header_build_id(s, &ev->u.build_id);
+	case PA_REC_FINISHED_ROUND:
+		return s->opts.unordered ? 0 : finish_round(s);
+	default:
+		break;
+	}
+	if (!needs_queue(ev->type))
+		return 0;
+	if (s->opts.unordered || !has_time(ev))
+		return deliver(s, ev);
+	return enqueue(s, ev);
+}
+
+int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
+		       struct pa_err *err)
+{
+	struct pa_event ev;
+	int r;
+	s->fn = fn;
+	s->ctx = ctx;
+	while ((r = pa_file_next(s->file, &ev, err)) > 0) {
+		r = handle_event(s, &ev);
+		if (r)
+			break;
+	}
+	if (r == 0)
+		r = flush_queue(s, UINT64_MAX);
+	if (r == -ENOMEM)
+		pa_err_set(err, r, "out of memory");
+	return r;
+}
+
+struct pa_session *pa_session_new(struct pa_file *f, const struct pa_session_opts *opts,
+				  struct pa_err *err)
+{
+	struct pa_session *s = calloc(1, sizeof(*s));
+	if (!s) {
+		pa_err_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->file = f;
+	if (opts)
+		memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
+	pa_arena_init(&s->arena, 256 * 1024);
+	struct pa_machine *m = host(s);
+	const struct pa_header_info *h = pa_file_header(f);
+	int r = m ? 0 : -ENOMEM;
+	for (uint32_t i = 0; i < h->nr_buildids && !r; i++)
+		r = add_header_build_id(s, &h->buildids[i]);
+	/* perf registers the idle thread as "swapper" */
+	struct pa_thread *idle = r ? NULL : findnew_thread(s, m, 0, 0);
+	if (!r && (!idle || set_comm(s, idle, "swapper")))
+		r = -ENOMEM;
+	if (r) {
+		pa_err_set(err, r, "out of memory");
+		pa_session_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void pa_session_free(struct pa_session *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->nr_machines; i++) {
+		struct pa_machine *m = s->machines[i];
+		free(m->dsos);
+		free(m->kmaps.v);
+		pa_u64map_release(&m->dso_by_hash);
+		pa_u64map_release(&m->threads);
+	}
+	for (struct pa_maps *ms = s->all_maps; ms; ms = ms->next_alloc)
+		free(ms->v);
+	while (s->chunks) {
+		struct qchunk *c = s->chunks;
+		s->chunks = c->next;
+		pa_arena_release(&c->arena);
+		free(c);
+	}
+	free(s->queue);
+	free(s->machines);
+	free(s->all_dsos);
+	pa_arena_release(&s->arena);
+	free(s);
+}

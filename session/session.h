@@ -1,0 +1,114 @@
+/* session.h - events -> machines, threads, maps and DSOs, in time order.
+ *
+ * Invariants: a session borrows its pa_file (the caller closes it after
+ * pa_session_free()). Events are applied in perf's order: records that
+ * carry a timestamp are queued and flushed round by round (FINISHED_ROUND),
+ * the others are applied at once, so a sample always sees the maps and
+ * comm that were current at its time. DSOs are unique per machine by name;
+ * their build-id comes from the BUILD_ID feature, HEADER_BUILD_ID records
+ * or MMAP2 build-ids.
+ *
+ * Lifecycle: pa_session_new() -> pa_session_process() -> pa_session_free().
+ */
+#ifndef PA_SESSION_H
+#define PA_SESSION_H
+
+#include "formats/formats.h"
+
+enum pa_dso_kind {
+	PA_DSO_USER,
+	PA_DSO_KERNEL,       /* [kernel.kallsyms] */
+	PA_DSO_KERNEL_MODULE,
+	PA_DSO_VDSO,
+	PA_DSO_ANON,         /* JIT code: /tmp/perf-PID.map */
+	PA_DSO_OTHER,        /* [heap], [stack], //anon without exec, ... */
+};
+
+struct pa_dso {
+	unsigned idx; /* per session, dense: callers key side tables by it */
+	const char *long_name, *short_name;
+	enum pa_dso_kind kind;
+	uint8_t build_id[20];
+	uint8_t build_id_size; /* 0: none known */
+	bool hit;              /* a sample's ip fell in it */
+	bool header_build_id;  /* id came from the header, not an mmap */
+	struct pa_machine *machine;
+};
+
+struct pa_map {
+	uint64_t start, end, pgoff;
+	uint32_t prot, flags;
+	struct pa_dso *dso;
+	bool identity; /* addresses are absolute (anon/JIT, kernel) */
+	uint64_t reloc; /* kernel text relocation (perf's map->reloc) */
+};
+
+struct pa_machine;
+struct pa_thread;
+struct pa_session;
+
+/* Where an address landed. */
+struct pa_addr_loc {
+	struct pa_thread *thread;
+	struct pa_map *map; /* NULL when no map covers it */
+	struct pa_dso *dso;
+	uint64_t addr;      /* map-relative address: what symbols are looked up by */
+	char level;         /* 'k' kernel, '.' user, 'H' hypervisor, 'g'/'u' guest */
+	uint8_t cpumode;
+};
+
+const char *pa_thread_comm(const struct pa_thread *t);
+int32_t pa_thread_pid(const struct pa_thread *t);
+int32_t pa_thread_tid(const struct pa_thread *t);
+/* A stable small number per thread object, for side tables. */
+unsigned pa_thread_idx(const struct pa_thread *t);
+
+struct pa_session_opts {
+	size_t sz;
+	/* Deliver events in file order instead of perf's timestamp order. */
+	bool unordered;
+};
+
+/* Returns NULL and fills err. Free with pa_session_free(). */
+struct pa_session *pa_session_new(struct pa_file *f, const struct pa_session_opts *opts,
+				  struct pa_err *err);
+void pa_session_free(struct pa_session *s);
+
+struct pa_file *pa_session_file(const struct pa_session *s);
+
+/* Called for every sample, in time order, with the thread as it was then.
+ * Return non-zero to stop (that value is returned by process). */
+typedef int (*pa_session_sample_fn)(void *ctx, struct pa_session *s, const struct pa_event *ev,
+				    struct pa_thread *thread);
+
+/* Read the whole file. Returns 0, the callback's non-zero value, or a
+ * negative error with err filled. */
+int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
+		       struct pa_err *err);
+
+/* Find the map for addr in the thread's (or the kernel's) address space. */
+bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpumode,
+			 uint64_t addr, struct pa_addr_loc *loc);
+
+/* Resolve a sample's ip (what perf's machine__resolve does). */
+bool pa_session_resolve_ip(struct pa_session *s, struct pa_thread *t, const struct pa_event *ev,
+			   struct pa_addr_loc *loc);
+
+/* Machines: the host first, then guests by pid. */
+unsigned pa_session_nr_machines(const struct pa_session *s);
+struct pa_machine *pa_session_machine(const struct pa_session *s, unsigned i);
+int32_t pa_machine_pid(const struct pa_machine *m);
+/* DSOs of a machine in creation order, like perf's dsos list. */
+unsigned pa_machine_nr_dsos(const struct pa_machine *m);
+struct pa_dso *pa_machine_dso(const struct pa_machine *m, unsigned i);
+/* All DSOs of the session, by idx. */
+unsigned pa_session_nr_dsos(const struct pa_session *s);
+struct pa_dso *pa_session_dso(const struct pa_session *s, unsigned idx);
+
+/* Counters for --stats style output. */
+uint64_t pa_session_nr_samples(const struct pa_session *s);
+uint64_t pa_session_nr_lost(const struct pa_session *s);
+/* Events seen with a timestamp below an already flushed round. */
+uint64_t pa_session_nr_unordered(const struct pa_session *s);
+
+#endif
