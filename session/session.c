@@ -72,7 +72,7 @@ struct pa_session {
 	uint64_t max_timestamp, next_flush, last_flush;
 
 	struct pa_maps *all_maps;
-	uint64_t nr_samples, nr_lost, nr_unordered;
+	uint64_t nr_samples, nr_lost, nr_lost_samples, nr_unordered;
 	pa_session_sample_fn fn;
 	void *ctx;
 };
@@ -147,6 +147,11 @@ uint64_t pa_session_nr_samples(const struct pa_session *s)
 uint64_t pa_session_nr_lost(const struct pa_session *s)
 {
 	return s->nr_lost;
+}
+
+uint64_t pa_session_nr_lost_samples(const struct pa_session *s)
+{
+	return s->nr_lost_samples;
 }
 
 uint64_t pa_session_nr_unordered(const struct pa_session *s)
@@ -701,6 +706,9 @@ static int deliver(struct pa_session *s, const struct pa_event *ev)
 	case PA_REC_LOST:
 		s->nr_lost += ev->u.lost.lost;
 		return 0;
+	case PA_REC_LOST_SAMPLES:
+		s->nr_lost_samples += ev->u.lost_samples.lost;
+		return 0;
 	default:
 		return 0;
 	}
@@ -723,6 +731,7 @@ static bool needs_queue(uint32_t type)
 	case PA_REC_FORK:
 	case PA_REC_EXIT:
 	case PA_REC_LOST:
+	case PA_REC_LOST_SAMPLES:
 		return true;
 	default:
 		return false; /* nothing else changes what we track */

@@ -108,6 +108,8 @@ struct pa_dso *pa_session_dso(const struct pa_session *s, unsigned idx);
 /* Counters for --stats style output. */
 uint64_t pa_session_nr_samples(const struct pa_session *s);
 uint64_t pa_session_nr_lost(const struct pa_session *s);
+/* Sum of PERF_RECORD_LOST_SAMPLES counts ("Total Lost Samples"). */
+uint64_t pa_session_nr_lost_samples(const struct pa_session *s);
 /* Events seen with a timestamp below an already flushed round. */
 uint64_t pa_session_nr_unordered(const struct pa_session *s);
 

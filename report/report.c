@@ -1,0 +1,413 @@
+/* report.c - sample buckets, rows, perf report's stdio layout. */
+#include "internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum key { K_OVERHEAD, K_SAMPLE, K_PERIOD, K_COMM, K_PID, K_TID, K_DSO, K_SYM, K_CPU };
+
+/* One table of keys: name, header, and how perf aligns it. */
+static const struct key_desc {
+	const char *name;
+	const char *header;
+	bool is_sort_key;
+} key_descs[] = {
+	[K_OVERHEAD] = {"overhead", "Overhead", false},
+	[K_SAMPLE] = {"sample", "Samples", false},
+	[K_PERIOD] = {"period", "Period", false},
+	[K_COMM] = {"comm", "Command", true},
+	[K_PID] = {"pid", "Pid:Command", true},
+	[K_TID] = {"tid", "Tid:Command", true},
+	[K_DSO] = {"dso", "Shared Object", true},
+	[K_SYM] = {"sym", "Symbol", true},
+	[K_CPU] = {"cpu", "CPU", true},
+};
+
+static int find_key(const char *name, size_t n)
+{
+	for (unsigned i = 0; i < PA_ARRAY_SIZE(key_descs); i++)
+		if (strlen(key_descs[i].name) == n && !strncmp(key_descs[i].name, name, n))
+			return (int)i;
+	if (n == 6 && !strncmp(name, "symbol", 6))
+		return K_SYM;
+	return -1;
+}
+
+/* Split a comma list into arena strings. */
+static int split_list(struct pa_arena *a, const char *s, char ***out, size_t *nr)
+{
+	*out = NULL;
+	*nr = 0;
+	if (!s)
+		return 0;
+	size_t cap = 1;
+	for (const char *p = s; *p; p++)
+		cap += *p == ',';
+	*out = pa_arena_alloc(a, cap * sizeof(char *));
+	if (!*out)
+		return -ENOMEM;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		if (n && !((*out)[(*nr)++] = pa_arena_strndup(a, s, n)))
+			return -ENOMEM;
+		s += n + (s[n] == ',');
+	}
+	return 0;
+}
+
+static int parse_keys(struct pa_report *r, const char *list, bool fields, struct pa_err *err)
+{
+	while (*list) {
+		size_t n = strcspn(list, ",");
+		int k = find_key(list, n);
+		if (k < 0 || (!fields && !key_descs[k].is_sort_key))
+			return pa_err_set(err, PA_ERR_USAGE, "unknown --%s key '%.*s'",
+					  fields ? "fields" : "sort", (int)n, list);
+		if (r->nr_cols >= PA_ARRAY_SIZE(r->cols))
+			return pa_err_set(err, PA_ERR_USAGE, "too many keys");
+		r->cols[r->nr_cols++] = k;
+		if (key_descs[k].is_sort_key)
+			r->keys[r->nr_keys++] = k;
+		list += n + (list[n] == ',');
+	}
+	return 0;
+}
+
+static int parse_numbers(struct pa_arena *a, const char *s, long **out, size_t *nr,
+			 struct pa_err *err, const char *what)
+{
+	char **items;
+	size_t n;
+	if (split_list(a, s, &items, &n))
+		return -ENOMEM;
+	*out = pa_arena_alloc(a, (n + 1) * sizeof(long));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char *end;
+		(*out)[i] = strtol(items[i], &end, 10);
+		if (*end)
+			return pa_err_set(err, PA_ERR_USAGE, "bad %s '%s'", what, items[i]);
+	}
+	*nr = n;
+	return 0;
+}
+
+static int parse_cpus(struct pa_report *r, const char *s, struct pa_err *err)
+{
+	if (!s)
+		return 0;
+	r->has_cpu_filter = true;
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+		if (end == s)
+			return pa_err_set(err, PA_ERR_USAGE, "bad cpu list '%s'", s);
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (a < 0 || b >= 4096 || b < a)
+			return pa_err_set(err, PA_ERR_USAGE, "bad cpu range in '%s'", s);
+		for (long c = a; c <= b; c++)
+			r->cpu_filter[c / 8] |= (uint8_t)(1u << (c % 8));
+		s = end + (*end == ',');
+		if (*end && *end != ',')
+			return pa_err_set(err, PA_ERR_USAGE, "bad cpu list");
+	}
+	return 0;
+}
+
+/* --time start,stop in seconds (either side may be empty). */
+static int parse_time(struct pa_report *r, const char *s, struct pa_err *err)
+{
+	r->time_end = UINT64_MAX;
+	if (!s)
+		return 0;
+	const char *comma = strchr(s, ',');
+	if (!comma)
+		return pa_err_set(err, PA_ERR_USAGE, "bad --time '%s' (want start,stop)", s);
+	char *end;
+	if (comma != s) {
+		double v = strtod(s, &end);
+		if (end != comma)
+			return pa_err_set(err, PA_ERR_USAGE, "bad --time '%s'", s);
+		r->time_start = (uint64_t)(v * 1e9 + 0.5);
+	}
+	if (comma[1]) {
+		double v = strtod(comma + 1, &end);
+		if (*end)
+			return pa_err_set(err, PA_ERR_USAGE, "bad --time '%s'", s);
+		r->time_end = (uint64_t)(v * 1e9 + 0.5);
+	}
+	return 0;
+}
+
+struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opts *opts,
+				struct pa_err *err)
+{
+	struct pa_report *r = calloc(1, sizeof(*r));
+	if (!r) {
+		pa_err_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	r->session = s;
+	if (opts)
+		memcpy(&r->opts, opts, opts->sz < sizeof(r->opts) ? opts->sz : sizeof(r->opts));
+	pa_arena_init(&r->arena, 16 * 1024);
+	struct pa_file *f = pa_session_file(s);
+	int ret = 0;
+	if (r->opts.fields) {
+		ret = parse_keys(r, r->opts.fields, true, err);
+	} else {
+		r->cols[r->nr_cols++] = K_OVERHEAD;
+		ret = parse_keys(r, r->opts.sort ? r->opts.sort : "comm,dso,sym", false, err);
+	}
+	if (!ret)
+		ret = split_list(&r->arena, r->opts.dsos, &r->dso_filter, &r->nr_dso_filter);
+	if (!ret)
+		ret = split_list(&r->arena, r->opts.comms, &r->comm_filter, &r->nr_comm_filter);
+	if (!ret)
+		ret = split_list(&r->arena, r->opts.symbols, &r->sym_filter, &r->nr_sym_filter);
+	if (!ret)
+		ret = parse_numbers(&r->arena, r->opts.pids, &r->pid_filter, &r->nr_pid_filter, err,
+				    "pid");
+	if (!ret)
+		ret = parse_numbers(&r->arena, r->opts.tids, &r->tid_filter, &r->nr_tid_filter, err,
+				    "tid");
+	if (!ret)
+		ret = parse_cpus(r, r->opts.cpus, err);
+	if (!ret)
+		ret = parse_time(r, r->opts.time, err);
+	struct pa_finder_opts fo = {.sz = sizeof(fo),
+				    .symfs = r->opts.symfs,
+				    .buildid_dir = r->opts.buildid_dir};
+	if (!ret && !(r->finder = pa_finder_new(&fo, err)))
+		ret = err ? err->code : -ENOMEM;
+	if (ret == -ENOMEM)
+		pa_err_set(err, ret, "out of memory");
+	if (ret) {
+		pa_report_free(r);
+		return NULL;
+	}
+	(void)f;
+	return r;
+}
+
+void pa_report_free(struct pa_report *r)
+{
+	if (!r)
+		return;
+	for (unsigned i = 0; i < r->nr_dsyms; i++)
+		pa_symtab_free(r->dsyms[i].tab);
+	free(r->dsyms);
+	free(r->locs);
+	free(r->loc_table);
+	free(r->buckets);
+	free(r->bucket_table);
+	free(r->total_period);
+	free(r->total_samples);
+	pa_finder_free(r->finder);
+	pa_arena_release(&r->arena);
+	free(r);
+}
+
+/* ---- interning ---------------------------------------------------------- */
+
+static uint64_t loc_hash(const struct pa_dso *d, uint64_t addr, char level)
+{
+	return pa_hash64(addr ^ ((uint64_t)(d ? d->idx + 1 : 0) << 40) ^ ((uint64_t)(uint8_t)level << 56));
+}
+
+static int table_grow(uint32_t **table, size_t *cap, size_t count, uint64_t (*hash)(void *, uint32_t),
+		      void *ctx)
+{
+	if ((count + 1) * 2 < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 1024;
+	uint32_t *t = calloc(ncap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < *cap; i++) {
+		if (!(*table)[i])
+			continue;
+		size_t j = hash(ctx, (*table)[i] - 1) & (ncap - 1);
+		while (t[j])
+			j = (j + 1) & (ncap - 1);
+		t[j] = (*table)[i];
+	}
+	free(*table);
+	*table = t;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t loc_hash_idx(void *ctx, uint32_t i)
+{
+	const struct loc *l = &((struct pa_report *)ctx)->locs[i];
+	return loc_hash(l->dso, l->addr, l->level);
+}
+
+static int intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, char level, uint32_t *out)
+{
+	if (table_grow(&r->loc_table, &r->loc_table_cap, r->nr_locs, loc_hash_idx, r))
+		return -ENOMEM;
+	size_t j = loc_hash(d, addr, level) & (r->loc_table_cap - 1);
+	for (; r->loc_table[j]; j = (j + 1) & (r->loc_table_cap - 1)) {
+		const struct loc *l = &r->locs[r->loc_table[j] - 1];
+		if (l->dso == d && l->addr == addr && l->level == level) {
+			*out = r->loc_table[j] - 1;
+			return 0;
+		}
+	}
+	if (r->nr_locs == r->cap_locs) {
+		size_t cap = r->cap_locs ? r->cap_locs * 2 : 1024;
+		void *p = realloc(r->locs, cap * sizeof(*r->locs));
+		if (!p)
+			return -ENOMEM;
+		r->locs = p;
+		r->cap_locs = cap;
+	}
+	r->locs[r->nr_locs] = (struct loc){.dso = d, .addr = addr, .level = level};
+	r->loc_table[j] = (uint32_t)++r->nr_locs;
+	*out = (uint32_t)(r->nr_locs - 1);
+	return 0;
+}
+
+static uint64_t bucket_hash(unsigned evsel, const void *thread, const char *comm, uint32_t cpu,
+			    uint32_t loc)
+{
+	uint64_t h = pa_hash64((uint64_t)(uintptr_t)thread ^ ((uint64_t)evsel << 48));
+	h = pa_hash64(h ^ (uint64_t)(uintptr_t)comm);
+	return pa_hash64(h ^ ((uint64_t)cpu << 32 | loc));
+}
+
+static uint64_t bucket_hash_idx(void *ctx, uint32_t i)
+{
+	const struct bucket *b = &((struct pa_report *)ctx)->buckets[i];
+	return bucket_hash(b->evsel, b->thread, b->comm, b->cpu, b->loc);
+}
+
+static int add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *t, uint32_t cpu,
+			 uint32_t loc, uint64_t period)
+{
+	const char *comm = pa_thread_comm(t);
+	if (table_grow(&r->bucket_table, &r->bucket_table_cap, r->nr_buckets, bucket_hash_idx, r))
+		return -ENOMEM;
+	size_t j = bucket_hash(evsel, t, comm, cpu, loc) & (r->bucket_table_cap - 1);
+	for (; r->bucket_table[j]; j = (j + 1) & (r->bucket_table_cap - 1)) {
+		struct bucket *b = &r->buckets[r->bucket_table[j] - 1];
+		if (b->evsel == evsel && b->thread == t && b->comm == comm && b->cpu == cpu &&
+		    b->loc == loc) {
+			b->period += period;
+			b->count++;
+			return 0;
+		}
+	}
+	if (r->nr_buckets == r->cap_buckets) {
+		size_t cap = r->cap_buckets ? r->cap_buckets * 2 : 1024;
+		void *p = realloc(r->buckets, cap * sizeof(*r->buckets));
+		if (!p)
+			return -ENOMEM;
+		r->buckets = p;
+		r->cap_buckets = cap;
+	}
+	r->buckets[r->nr_buckets] = (struct bucket){evsel, t, comm, cpu, loc, period, 1};
+	r->bucket_table[j] = (uint32_t)++r->nr_buckets;
+	return 0;
+}
+
+/* ---- streaming ------------------------------------------------------------ */
+
+static bool in_list(const long *v, size_t n, long x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+static bool name_in(char **list, size_t n, const char *a, const char *b)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((a && !strcmp(list[i], a)) || (b && !strcmp(list[i], b)))
+			return true;
+	return false;
+}
+
+/* Pipe files define events as they go: totals grow with them. */
+static int grow_totals(struct pa_report *r, unsigned n)
+{
+	uint64_t *p = realloc(r->total_period, n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	r->total_period = p;
+	uint64_t *q = realloc(r->total_samples, n * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	r->total_samples = q;
+	for (unsigned i = r->nr_evsels; i < n; i++)
+		r->total_period[i] = r->total_samples[i] = 0;
+	r->nr_evsels = n;
+	return 0;
+}
+
+static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
+		     struct pa_thread *t)
+{
+	struct pa_report *r = ctx;
+	unsigned e = ev->evsel ? ev->evsel->idx : 0;
+	if (e >= r->nr_evsels && grow_totals(r, e + 1))
+		return -ENOMEM;
+	uint64_t period = (ev->sample.type & PA_SAMPLE_PERIOD) ? ev->sample.period : 1;
+	r->total_period[e] += period;
+	r->total_samples[e]++;
+	/* Filters that need no symbols apply now. */
+	if (r->nr_pid_filter && !in_list(r->pid_filter, r->nr_pid_filter, pa_thread_pid(t)))
+		return 0;
+	if (r->nr_tid_filter && !in_list(r->tid_filter, r->nr_tid_filter, pa_thread_tid(t)))
+		return 0;
+	uint32_t cpu = (ev->sample.type & PA_SAMPLE_CPU) ? ev->sample.cpu : UINT32_MAX;
+	if (r->has_cpu_filter && (cpu >= 4096 || !((r->cpu_filter[cpu / 8] >> (cpu % 8)) & 1)))
+		return 0;
+	if (ev->sample.time < r->time_start || ev->sample.time > r->time_end)
+		return 0;
+	if (r->nr_comm_filter && !name_in(r->comm_filter, r->nr_comm_filter, pa_thread_comm(t), NULL))
+		return 0;
+	struct pa_addr_loc al;
+	bool found = pa_session_resolve_ip(s, t, ev, &al);
+	if (r->nr_dso_filter && (!found || !name_in(r->dso_filter, r->nr_dso_filter,
+						    al.dso->short_name, al.dso->long_name)))
+		return 0;
+	uint32_t loc;
+	if (intern_loc(r, found ? al.dso : NULL, found ? al.addr : ev->sample.ip, al.level, &loc) ||
+	    add_to_bucket(r, e, t, cpu, loc, period))
+		return -ENOMEM;
+	return 0;
+}
+
+int pa_report_run(struct pa_report *r, struct pa_err *err)
+{
+	struct pa_file *f = pa_session_file(r->session);
+	if (grow_totals(r, pa_file_nr_evsels(f) + 1))
+		return pa_err_set(err, -ENOMEM, "out of memory");
+	int ret = pa_session_process(r->session, on_sample, r, err);
+	if (ret == -ENOMEM)
+		return pa_err_set(err, ret, "out of memory");
+	if (ret)
+		return ret;
+	r->nr_dsyms = pa_session_nr_dsos(r->session);
+	r->dsyms = calloc(r->nr_dsyms + 1, sizeof(*r->dsyms));
+	if (!r->dsyms)
+		return pa_err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->nr_locs; i++)
+		r->locs[i].sym = pa_report_lookup(r, r->locs[i].dso, r->locs[i].addr);
+	return 0;
+}
+
+void pa_report_foreach_dso_note(struct pa_report *r, pa_report_dso_note_fn fn, void *ctx)
+{
+	for (unsigned i = 0; i < r->nr_dsyms; i++)
+		if (r->dsyms[i].state < 0)
+			fn(ctx, pa_session_dso(r->session, i), r->dsyms[i].why);
+}
