@@ -1,8 +1,33 @@
 /* cmd-buildid-list.c - `pa buildid-list`: perf buildid-list's lines. */
 #include "cli.h"
+#include "buildid/buildid.h"
 #include "session/session.h"
 
+#include <stdio.h>
 #include <string.h>
+
+/* perf buildid-list on an ELF file prints that file's build-id. */
+static bool is_elf(const char *path)
+{
+	char magic[4];
+	FILE *fp = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+	bool elf = fp && fread(magic, 1, 4, fp) == 4 && !memcmp(magic, "\177ELF", 4);
+	if (fp)
+		fclose(fp);
+	return elf;
+}
+
+static int print_elf_build_id(const char *path)
+{
+	struct pa_buildid id;
+	struct pa_err err = {0};
+	if (pa_buildid_read_elf(path, &id, &err))
+		return pa_cli_error(path, &err);
+	char hex[41];
+	pa_buildid_to_hex(&id, hex);
+	printf("%s\n", hex);
+	return 0;
+}
 
 /* perf takes all DSOs from the BUILD_ID feature, unless asked for hits or
  * the file has no such feature; pipe files only have the record stream. */
@@ -46,6 +71,8 @@ int cmd_buildid_list(int argc, const char **argv)
 	if (n < 0)
 		return n;
 	const char *path = input ? input : "perf.data";
+	if (is_elf(path))
+		return print_elf_build_id(path);
 	int status = 0;
 	struct pa_file *f = pa_cli_open(input, &status);
 	if (!f)

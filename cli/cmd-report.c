@@ -79,7 +79,8 @@ int cmd_report(int argc, const char **argv)
 		}
 	}
 	struct pa_err err = {0};
-	struct pa_session *s = pa_session_new(f, NULL, &err);
+	struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = true};
+	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	if (!r || pa_report_run(r, &err) || pa_report_print(r, stdout, &err)) {
 		status = err.code == -PA_ERR_USAGE || err.code == PA_ERR_USAGE ? PA_EXIT_USAGE

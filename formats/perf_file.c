@@ -52,6 +52,7 @@ struct pa_file {
 	size_t buf_cap, buf_pos, buf_len;
 	uint64_t pos, end;
 	uint64_t pending_skip;
+	uint64_t released; /* mapped bytes below this were given back */
 	bool size_unknown, truncated;
 
 	/* decompression */
@@ -299,11 +300,29 @@ static const uint8_t *stream_need(struct pa_file *f, size_t n, size_t *avail, in
 	return f->buf;
 }
 
+/* Drop mapped pages we are done with, so a 10 GB file does not end up
+ * resident: keep a margin behind the cursor for the current event. */
+#define RELEASE_STEP (64u << 20)
+#define RELEASE_MARGIN (4u << 20)
+
+static void release_consumed(struct pa_file *f)
+{
+	if (f->pos < f->released + RELEASE_STEP + RELEASE_MARGIN)
+		return;
+	uint64_t upto = (f->pos - RELEASE_MARGIN) & ~(uint64_t)(RELEASE_STEP - 1);
+	if (upto <= f->released)
+		return;
+	madvise((void *)(f->map + f->released), (size_t)(upto - f->released), MADV_DONTNEED);
+	f->released = upto;
+}
+
 static void stream_advance(struct pa_file *f, size_t n)
 {
 	f->pos += n;
 	if (!f->map)
 		f->buf_pos += n;
+	else
+		release_consumed(f);
 }
 
 /* Skip payload bytes that follow a record (AUXTRACE data, tracing data). */

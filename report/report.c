@@ -360,17 +360,18 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	if (e >= r->nr_evsels && grow_totals(r, e + 1))
 		return -ENOMEM;
 	uint64_t period = (ev->sample.type & PA_SAMPLE_PERIOD) ? ev->sample.period : 1;
-	r->total_period[e] += period;
-	r->total_samples[e]++;
-	/* Filters that need no symbols apply now. */
-	if (r->nr_pid_filter && !in_list(r->pid_filter, r->nr_pid_filter, pa_thread_pid(t)))
-		return 0;
-	if (r->nr_tid_filter && !in_list(r->tid_filter, r->nr_tid_filter, pa_thread_tid(t)))
-		return 0;
+	/* Like perf, --cpu and --time drop samples before anything counts
+	 * them; the other filters only hide rows (absolute percentages). */
 	uint32_t cpu = (ev->sample.type & PA_SAMPLE_CPU) ? ev->sample.cpu : UINT32_MAX;
 	if (r->has_cpu_filter && (cpu >= 4096 || !((r->cpu_filter[cpu / 8] >> (cpu % 8)) & 1)))
 		return 0;
 	if (ev->sample.time < r->time_start || ev->sample.time > r->time_end)
+		return 0;
+	r->total_period[e] += period;
+	r->total_samples[e]++;
+	if (r->nr_pid_filter && !in_list(r->pid_filter, r->nr_pid_filter, pa_thread_pid(t)))
+		return 0;
+	if (r->nr_tid_filter && !in_list(r->tid_filter, r->nr_tid_filter, pa_thread_tid(t)))
 		return 0;
 	if (r->nr_comm_filter && !name_in(r->comm_filter, r->nr_comm_filter, pa_thread_comm(t), NULL))
 		return 0;
@@ -391,6 +392,11 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 	struct pa_file *f = pa_session_file(r->session);
 	if (grow_totals(r, pa_file_nr_evsels(f) + 1))
 		return pa_err_set(err, -ENOMEM, "out of memory");
+	if (r->has_cpu_filter)
+		for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
+			if (!(pa_file_evsel(f, i)->attr.sample_type & PA_SAMPLE_CPU))
+				return pa_err_set(err, PA_ERR_USAGE,
+						  "--cpu needs samples that record the cpu");
 	int ret = pa_session_process(r->session, on_sample, r, err);
 	if (ret == -ENOMEM)
 		return pa_err_set(err, ret, "out of memory");

@@ -777,10 +777,15 @@ static int enqueue(struct pa_session *s, const struct pa_event *ev)
 	struct pa_event *e = &q->ev;
 	/* Keep only what deliver() reads; drop pointers into the reader. */
 	if (ev->type == PA_REC_SAMPLE) {
-		e->sample.callchain = dup_bytes(&c->arena, ev->sample.callchain,
-						ev->sample.callchain_nr * 8);
-		if (ev->sample.callchain && !e->sample.callchain)
-			return -ENOMEM;
+		if (s->opts.no_callchains) {
+			e->sample.callchain = NULL;
+			e->sample.callchain_nr = 0;
+		} else {
+			e->sample.callchain = dup_bytes(&c->arena, ev->sample.callchain,
+							ev->sample.callchain_nr * 8);
+			if (ev->sample.callchain && !e->sample.callchain)
+				return -ENOMEM;
+		}
 		e->sample.raw = NULL;
 		e->sample.branch.entries = e->sample.branch.counters = NULL;
 		e->sample.user_regs.regs = e->sample.intr_regs.regs = NULL;

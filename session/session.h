@@ -67,6 +67,9 @@ struct pa_session_opts {
 	size_t sz;
 	/* Deliver events in file order instead of perf's timestamp order. */
 	bool unordered;
+	/* The sample callback does not read call chains: do not keep them
+	 * while events wait to be ordered. */
+	bool no_callchains;
 };
 
 /* Returns NULL and fills err. Free with pa_session_free(). */
