@@ -9,7 +9,8 @@
 enum key { K_OVERHEAD, K_SAMPLE, K_PERIOD, K_COMM, K_PID, K_TID, K_DSO, K_SYM, K_CPU };
 
 struct row {
-	const char *comm;
+	const char *comm;        /* at sample time */
+	const char *thread_comm; /* the thread's last comm, which perf's pid column shows */
 	int32_t pid, tid;
 	const struct pa_dso *dso;
 	const struct pa_sym *sym;
@@ -139,6 +140,7 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 			continue;
 		const struct loc *l = &r->locs[b->loc];
 		struct row w = {.comm = b->comm,
+				.thread_comm = pa_thread_comm(b->thread),
 				.pid = pa_thread_pid(b->thread),
 				.tid = pa_thread_tid(b->thread),
 				.dso = l->dso,
@@ -202,7 +204,7 @@ static int format_cell(char *buf, size_t size, int k, const struct row *w, int w
 	case K_PID:
 	case K_TID:
 		return snprintf(buf, size, "%7d:%-*.*s", k == K_PID ? w->tid : w->tid,
-				width > 8 ? width - 8 : 0, width > 8 ? width - 8 : 0, w->comm);
+				width > 8 ? width - 8 : 0, width > 8 ? width - 8 : 0, w->thread_comm);
 	case K_DSO:
 		return snprintf(buf, size, "%-*s", width, dso_name(w->dso));
 	case K_SYM: {
@@ -227,7 +229,7 @@ static size_t natural_width(int k, const struct row *w)
 		return strlen(w->comm);
 	case K_PID:
 	case K_TID: /* the comm part is at least as wide as "Command" */
-		return (strlen(w->comm) > 7 ? strlen(w->comm) : 7) + 8;
+		return (strlen(w->thread_comm) > 7 ? strlen(w->thread_comm) : 7) + 8;
 	case K_DSO:
 		return w->dso ? strlen(w->dso->short_name) : 0;
 	case K_SYM:
@@ -510,5 +512,8 @@ int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err)
 		if (print_group(r, out, &gs[i], elide))
 			return pa_err_set(err, -ENOMEM, "out of memory");
 	}
+	/* perf frames a random tip here; the frame without the tip */
+	if (!r->opts.quiet)
+		fprintf(out, "#\n#\n");
 	return 0;
 }

@@ -363,6 +363,8 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	/* Like perf, --cpu and --time drop samples before anything counts
 	 * them; the other filters only hide rows (absolute percentages). */
 	uint32_t cpu = (ev->sample.type & PA_SAMPLE_CPU) ? ev->sample.cpu : UINT32_MAX;
+	if (r->has_cpu_filter && !(ev->sample.type & PA_SAMPLE_CPU))
+		return PA_ERR_USAGE; /* pipe files: only known once samples come */
 	if (r->has_cpu_filter && (cpu >= 4096 || !((r->cpu_filter[cpu / 8] >> (cpu % 8)) & 1)))
 		return 0;
 	if (ev->sample.time < r->time_start || ev->sample.time > r->time_end)
@@ -398,6 +400,8 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 				return pa_err_set(err, PA_ERR_USAGE,
 						  "--cpu needs samples that record the cpu");
 	int ret = pa_session_process(r->session, on_sample, r, err);
+	if (ret == PA_ERR_USAGE)
+		return pa_err_set(err, PA_ERR_USAGE, "--cpu needs samples that record the cpu");
 	if (ret == -ENOMEM)
 		return pa_err_set(err, ret, "out of memory");
 	if (ret)

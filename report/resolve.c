@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/utsname.h>
 
 static void dso_fail(struct dso_syms *ds, const char *why)
 {
@@ -25,6 +27,19 @@ static const char *find_result_why(enum pa_find_result r)
 	}
 }
 
+/* A recording without the kernel's build-id (pipe mode): only when it
+ * names this very host, release and machine do we take the running
+ * kernel's id for it — never for a recording from elsewhere. */
+static bool recorded_here(struct pa_report *r)
+{
+	const struct pa_header_info *h = pa_file_header(pa_session_file(r->session));
+	struct utsname u;
+	if (uname(&u) || !h->hostname || !h->osrelease || !h->arch)
+		return false;
+	return !strcmp(h->hostname, u.nodename) && !strcmp(h->osrelease, u.release) &&
+	       !strcmp(h->arch, u.machine);
+}
+
 static void load_kernel(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	char *path = NULL;
@@ -34,6 +49,11 @@ static void load_kernel(struct pa_report *r, const struct pa_dso *d, struct dso_
 	} else {
 		struct pa_buildid id = {.size = d->build_id_size};
 		memcpy(id.data, d->build_id, d->build_id_size);
+		if (!id.size && recorded_here(r)) {
+			struct pa_err e2 = {0};
+			if (pa_buildid_running_kernel(NULL, &id, &e2))
+				id.size = 0;
+		}
 		enum pa_find_result fr = pa_finder_find_kallsyms(r->finder, &id, &path);
 		if (fr != PA_FIND_OK) {
 			dso_fail(ds, fr == PA_FIND_MISMATCH ? "foreign kernel (its build-id differs "
@@ -52,12 +72,50 @@ static void load_kernel(struct pa_report *r, const struct pa_dso *d, struct dso_
 		ds->state = 1;
 }
 
+/* Our own vdso, for a recording made here that did not keep the vdso's
+ * build-id (perf record -z, pipe mode): perf does the same. The image is
+ * added to the cache under its build-id. */
+static bool running_vdso_id(struct pa_report *r, struct pa_buildid *id)
+{
+	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	if (!img || memcmp(img, "\177ELF", 4))
+		return false;
+	/* the image ends with its section header table */
+	size_t size;
+	if (img[4] == 2) {
+		uint64_t shoff;
+		uint16_t shentsize, shnum;
+		memcpy(&shoff, img + 0x28, 8);
+		memcpy(&shentsize, img + 0x3a, 2);
+		memcpy(&shnum, img + 0x3c, 2);
+		size = (size_t)shoff + (size_t)shentsize * shnum;
+	} else {
+		uint32_t shoff;
+		uint16_t shentsize, shnum;
+		memcpy(&shoff, img + 0x20, 4);
+		memcpy(&shentsize, img + 0x2e, 2);
+		memcpy(&shnum, img + 0x30, 2);
+		size = (size_t)shoff + (size_t)shentsize * shnum;
+	}
+	if (size < 64 || size > (1u << 20))
+		return false;
+	struct pa_err err = {0};
+	if (pa_buildid_read_elf_mem(img, size, id, &err))
+		return false;
+	/* an entry perf made (the whole mapping) is just as good */
+	pa_bcache_add_mem(pa_finder_cache(r->finder), img, size, "[vdso]", id, PA_BCACHE_VDSO,
+			  &err);
+	return true;
+}
+
 static void load_elf(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	char *path = NULL;
 	const char *origin = NULL;
 	struct pa_buildid id = {.size = d->build_id_size};
 	memcpy(id.data, d->build_id, d->build_id_size);
+	if (!id.size && d->kind == PA_DSO_VDSO && recorded_here(r) && !running_vdso_id(r, &id))
+		id.size = 0;
 	enum pa_find_result fr = pa_finder_find_elf(r->finder, d->long_name, &id, &path, &origin);
 	if (fr != PA_FIND_OK) {
 		dso_fail(ds, find_result_why(fr));

@@ -257,6 +257,13 @@ static const char *make_short_name(struct pa_session *s, const char *name, enum 
 	}
 	if (name[0] == '[')
 		return name;
+	/* perf names JIT maps after their thread */
+	int pid, end = 0;
+	if (sscanf(name, "/tmp/perf-%d.map%n", &pid, &end) == 1 && name[end] == 0) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "[JIT] tid %d", pid);
+		return pa_arena_strdup(&s->arena, buf);
+	}
 	return base_name(name);
 }
 

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# pa report vs perf report on recordings made now, on this machine (so the
+# binaries, the kernel and ~/.debug are the recording host's): identical rows
+# for several sort-key sets, fields and filters; the non-quiet layout; pipe
+# input; and a recording whose binary changed since, which must give
+# addresses and a -v reason, never the new binary's names.
+. "$(dirname "$0")/lib.sh"
+need_perf
+
+cd "$WORK" || exit 1
+command -v cc >/dev/null 2>&1 || skip "no C compiler"
+cc -O1 -g -fno-omit-frame-pointer -o burn "$TESTDATA/src/burn.c" || skip "cannot build burn.c"
+if ! perf record -q -o probe.data -- ./burn 5 >/dev/null 2>probe.err; then
+	skip "perf record does not work here: $(head -n 2 probe.err | tr '\n' ' ')"
+fi
+
+cases=(
+	"file|-g -F 1999"
+	"pipe.pipe|-g -F 1999"
+	"zstd|-F 1999 -z"
+	"two|-F 1999 -e cpu-clock,task-clock"
+	"group|-F 1999 -e {cpu-clock,task-clock}"
+	"sysw|-F 999 -a"
+)
+files=()
+for c in "${cases[@]}"; do
+	name=${c%%|*}
+	# shellcheck disable=SC2206
+	opts=(${c#*|})
+	f=$WORK/$name.data
+	if [[ $name == *.pipe ]]; then
+		perf record -q "${opts[@]}" -o - -- ./burn 60 >"$f" 2>/dev/null
+	else
+		perf record -q "${opts[@]}" -o "$f" -- ./burn 60 >/dev/null 2>&1
+	fi
+	if [ $? -ne 0 ] || [ ! -s "$f" ]; then
+		note "$name: perf record ${opts[*]} failed here, skipped"
+		continue
+	fi
+	files+=("$f")
+done
+[ ${#files[@]} -gt 0 ] || skip "no recording could be made"
+
+optsets=(
+	"--sort comm,dso,sym"
+	"--sort dso,sym"
+	"--sort sym"
+	"--sort comm"
+	"--sort pid"
+	"--sort sym,comm,dso"
+	"--sort cpu,sym"
+	"--dsos libc.so.6 --sort comm,sym"
+	"--dsos libc.so.6,burn"
+	"--dsos [kernel.kallsyms]"
+	"--comms burn"
+	"--comms burn --dsos burn"
+	"--symbols leaf,middle"
+	"--percent-limit 5"
+	"--percentage relative --dsos burn"
+	"-F overhead,sample,period,comm,dso,sym"
+	"-F sample,sym"
+	"--cpu 0"
+)
+for f in "${files[@]}"; do
+	base=$(basename "$f")
+	for o in "${optsets[@]}"; do
+		# shellcheck disable=SC2086
+		perf report -i "$f" --stdio -q --no-children -g none $o >exp 2>/dev/null
+		pst=$?
+		# shellcheck disable=SC2086
+		pa report -i "$f" --stdio -q --no-children -g none $o >got 2>got.err
+		gst=$?
+		if [ $pst -ne 0 ] || { [ ! -s exp ] && [[ $o == --cpu* ]]; }; then
+			# perf refuses some combinations (e.g. --cpu without CPU in the samples)
+			CHECKS=$((CHECKS + 1))
+			# (perf 6.1 says "failed to set cpu bitmap" and prints nothing)
+			[ $gst -ne 0 ] || fail "$base $o: perf refused (status $pst), pa did not"
+			continue
+		fi
+		[ $gst -eq 0 ] || { fail "$base $o: pa exit $gst: $(head -n 2 got.err)"; continue; }
+		[ -s exp ] || note "$base $o: perf printed nothing"
+		same "$base report -q $o" exp got
+	done
+	# full layout: header lines, column headers, dots; perf's tip line is random
+	perf report -i "$f" --stdio --no-children -g none 2>/dev/null | grep -v '^# (Tip' >exp
+	pa report -i "$f" --stdio --no-children -g none >got 2>/dev/null
+	same "$base report (full layout)" exp got
+done
+
+# pipe input on stdin
+if [ -s pipe.pipe.data ]; then
+	perf report -i - --stdio -q --no-children -g none <pipe.pipe.data >exp 2>/dev/null
+	pa report -i - --stdio -q --no-children -g none <pipe.pipe.data >got 2>/dev/null
+	same "report -i - (stdin)" exp got
+fi
+
+# A binary that changed after the recording: same path, another build-id.
+# pa must not use it (no names from the new build), show addresses, and
+# say why with -v.
+mkdir -p moved && cp burn moved/app
+perf record -q -F 1999 -o changed.data -- ./moved/app 60 >/dev/null 2>&1
+if [ -s changed.data ]; then
+	sed 's/leaf/leaf_renamed/g; s/middle/middle_renamed/g' "$TESTDATA/src/burn.c" >renamed.c
+	cc -O1 -g -fno-omit-frame-pointer -o moved/app renamed.c
+	rm -rf cache && mkdir cache
+	pa report -i changed.data --stdio -q --no-children -g none --sort dso,sym \
+		--buildid-dir "$WORK/cache" -v >got 2>got.err
+	CHECKS=$((CHECKS + 1))
+	grep -q '_renamed' got && fail "pa used the rebuilt binary's symbols"
+	CHECKS=$((CHECKS + 1))
+	grep -Eq '^ +[0-9.]+% +app +\[\.\] 0x[0-9a-f]{16}$' got || fail "no address rows for app"
+	CHECKS=$((CHECKS + 1))
+	grep -q "app'.*build-id mismatch" got.err || fail "-v gave no build-id mismatch reason: $(cat got.err)"
+fi
+finish
