@@ -18,6 +18,9 @@ struct pa_file *pa_cli_open(const char *path, int *status);
 
 /* The header block of `perf report --header-only`. */
 int pa_print_header(FILE *out, struct pa_file *f);
+/* The same on stdout, reading a pipe's feature records first: the file is
+ * consumed in pipe mode. Returns an exit status. */
+int pa_cli_print_header(struct pa_file *f, const char *path);
 
 int cmd_buildid_list(int argc, const char **argv);
 int cmd_header(int argc, const char **argv);

@@ -78,7 +78,8 @@ int cmd_buildid_list(int argc, const char **argv)
 	if (!f)
 		return status;
 	struct pa_err err = {0};
-	struct pa_session *s = pa_session_new(f, NULL, &err);
+	struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = true};
+	struct pa_session *s = pa_session_new(f, &so, &err);
 	if (!s) {
 		status = pa_cli_error(path, &err);
 	} else if (needs_events(f, &with_hits) && pa_session_process(s, NULL, NULL, &err) < 0) {

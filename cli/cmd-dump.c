@@ -104,7 +104,7 @@ int cmd_dump(int argc, const char **argv)
 			continue;
 		const char *name = pa_rec_type_name(ev.type);
 		if (ev.compressed)
-			printf("%#" PRIx64 "+%#" PRIx64, ev.offset, ev.dec_offset);
+			printf("%#" PRIx64 "+0x%" PRIx64, ev.offset, ev.dec_offset);
 		else
 			printf("%#" PRIx64, ev.offset);
 		printf(" [%#x]: PERF_RECORD_%s", ev.size, name ? name : "UNKNOWN");

@@ -160,7 +160,9 @@ static void print_groups(FILE *out, struct pa_file *f, const struct pa_header_in
 		const struct pa_event_desc *ev = h->event_desc;
 		if (!ev || d->leader_idx + d->nr_members > h->nr_event_desc)
 			continue;
-		fprintf(out, "# group: %s{%s", d->name ? d->name : "", ev[d->leader_idx].name);
+		/* perf writes "{anon_group}" for groups without a name */
+		const char *gname = d->name && strcmp(d->name, "{anon_group}") ? d->name : "";
+		fprintf(out, "# group: %s{%s", gname, ev[d->leader_idx].name);
 		for (uint32_t m = 1; m < d->nr_members; m++)
 			fprintf(out, ",%s", ev[d->leader_idx + m].name);
 		fprintf(out, "}\n");
@@ -296,6 +298,16 @@ static int read_pipe_features(struct pa_file *f, const char *path)
 	return r < 0 ? pa_cli_error(path, &err) : 0;
 }
 
+int pa_cli_print_header(struct pa_file *f, const char *path)
+{
+	int status = 0;
+	if (pa_file_mode(f) == PA_FILE_MODE_PIPE)
+		status = read_pipe_features(f, path);
+	if (!status)
+		pa_print_header(stdout, f);
+	return status;
+}
+
 int cmd_header(int argc, const char **argv)
 {
 	const char *input = NULL;
@@ -310,10 +322,7 @@ int cmd_header(int argc, const char **argv)
 	struct pa_file *f = pa_cli_open(input, &status);
 	if (!f)
 		return status;
-	if (pa_file_mode(f) == PA_FILE_MODE_PIPE)
-		status = read_pipe_features(f, input ? input : "perf.data");
-	if (!status)
-		pa_print_header(stdout, f);
+	status = pa_cli_print_header(f, input ? input : "perf.data");
 	pa_file_close(f);
 	return status;
 }

@@ -71,12 +71,18 @@ int cmd_report(int argc, const char **argv)
 	struct pa_file *f = pa_cli_open(input, &status);
 	if (!f)
 		return status;
-	if (header_only || header) {
-		pa_print_header(stdout, f);
-		if (header_only) {
+	if (header_only) {
+		status = pa_cli_print_header(f, path);
+		pa_file_close(f);
+		return status;
+	}
+	if (header) {
+		if (pa_file_mode(f) == PA_FILE_MODE_PIPE) {
+			fprintf(stderr, "pa: report: --header needs a file, not a pipe\n");
 			pa_file_close(f);
-			return 0;
+			return PA_EXIT_USAGE;
 		}
+		pa_print_header(stdout, f);
 	}
 	struct pa_err err = {0};
 	struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = true};

@@ -416,9 +416,8 @@ static int read_attrs(struct pa_file *f, struct pa_err *err)
 	uint64_t nr = l->attrs_size / l->attr_size;
 	uint8_t *tmp;
 	const uint8_t *p = file_bytes(f, l->attrs_offset, (size_t)l->attrs_size, &tmp);
-	if (!p)
-		return err_at(err, PA_ERR_TRUNCATED, l->attrs_offset,
-			      "attribute section past the end of the file");
+	if (!p) /* name the header field that points out of the file */
+		return err_at(err, PA_ERR_TRUNCATED, 24, "attribute section past the end of the file");
 	int ret = 0;
 	for (uint64_t i = 0; i < nr && !ret; i++) {
 		const uint8_t *e = p + i * l->attr_size;
@@ -826,8 +825,8 @@ static int next_inflated(struct pa_file *f, struct pa_event *ev, struct pa_err *
 			uint16_t size = ld16(rec + 6, f->swap);
 			if (size < 8)
 				return pa_err_set_at(err, PA_ERR_FORMAT, f->zrec_off,
-						     "record of size %u in compressed data at "
-						     "offset %llu",
+						     "record of size %u at decompressed byte %llu of "
+						     "the compressed data",
 						     size,
 						     (unsigned long long)(f->dconsumed + f->dpos));
 			if (avail >= size) {
@@ -947,7 +946,12 @@ int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err)
 		if (r == 2)
 			continue;
 		if (r == 0 && f->dlen > f->dpos) {
-			f->truncated = true; /* compressed stream ended inside a record */
+			/* the compressed stream ended inside a record: tolerable
+			 * only when the writer died (data size unknown) */
+			if (!f->size_unknown)
+				return pa_err_set_at(err, PA_ERR_TRUNCATED, f->zrec_off,
+						     "compressed data ends inside a record");
+			f->truncated = true;
 			f->dpos = f->dlen;
 		}
 		return r;

@@ -502,6 +502,32 @@ static int decode_kernel_record(struct pa_file *f, struct pa_event *ev, const ui
 	return c->bad ? -1 : 0;
 }
 
+/* Zero what readers may look at without checking sample.type; a full
+ * memset of the struct per record costs more than decoding it. */
+static void sample_reset(struct pa_sample *s)
+{
+	s->type = 0;
+	s->ip = s->id = s->stream_id = s->time = s->addr = s->period = 0;
+	s->weight = s->data_src = s->transaction = s->phys_addr = 0;
+	s->cgroup = s->data_page_size = s->code_page_size = 0;
+	s->pid = s->tid = s->cpu = 0;
+	s->callchain = NULL;
+	s->callchain_nr = 0;
+	s->raw = NULL;
+	s->raw_size = 0;
+	s->branch.entries = s->branch.counters = NULL;
+	s->branch.nr = s->branch.hw_idx = 0;
+	s->user_regs.regs = s->intr_regs.regs = NULL;
+	s->user_regs.nr = s->intr_regs.nr = 0;
+	s->user_regs.abi = s->intr_regs.abi = 0;
+	s->user_stack.data = NULL;
+	s->user_stack.size = s->user_stack.dyn_size = 0;
+	s->read.values = NULL;
+	s->read.nr_values = 0;
+	s->aux.data = NULL;
+	s->aux.size = 0;
+}
+
 int pa_rec_decode(struct pa_file *f, struct pa_event *ev, const uint8_t *p, size_t size,
 		  struct pa_err *err)
 {
@@ -509,8 +535,9 @@ int pa_rec_decode(struct pa_file *f, struct pa_event *ev, const uint8_t *p, size
 	bool swap = pa_file_needs_swap(f);
 	int ret = 0;
 
-	memset(&ev->sample, 0, sizeof(ev->sample));
-	memset(&ev->u, 0, sizeof(ev->u));
+	sample_reset(&ev->sample);
+	if (ev->type != PA_REC_SAMPLE)
+		memset(&ev->u, 0, sizeof(ev->u));
 	ev->evsel = NULL;
 	cur_init(&c, p, size, swap);
 	cur_take(&c, 8);

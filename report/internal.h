@@ -30,7 +30,20 @@ struct bucket {
 	uint64_t period, count;
 };
 
+/* Direct-mapped front cache: a repeated (thread, ip, ...) goes straight
+ * to its bucket while no address space changed. */
+struct fast_slot {
+	uint64_t ip, generation;
+	const void *thread;
+	const char *comm;
+	uint32_t cpu, evsel_mode; /* evsel << 8 | cpumode */
+	uint32_t bucket;          /* UINT32_MAX: filtered out */
+	uint32_t valid;
+};
+#define FAST_SLOTS 8192
+
 struct pa_report {
+	struct fast_slot *fast;
 	struct pa_session *session;
 	struct pa_report_opts opts;
 	struct pa_finder *finder;

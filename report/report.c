@@ -204,6 +204,7 @@ void pa_report_free(struct pa_report *r)
 	free(r->locs);
 	free(r->loc_table);
 	free(r->buckets);
+	free(r->fast);
 	free(r->bucket_table);
 	free(r->total_period);
 	free(r->total_samples);
@@ -288,8 +289,9 @@ static uint64_t bucket_hash_idx(void *ctx, uint32_t i)
 	return bucket_hash(b->evsel, b->thread, b->comm, b->cpu, b->loc);
 }
 
+/* Returns the bucket index through *out. */
 static int add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *t, uint32_t cpu,
-			 uint32_t loc, uint64_t period)
+			 uint32_t loc, uint64_t period, uint32_t *out)
 {
 	const char *comm = pa_thread_comm(t);
 	if (table_grow(&r->bucket_table, &r->bucket_table_cap, r->nr_buckets, bucket_hash_idx, r))
@@ -301,6 +303,7 @@ static int add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *
 		    b->loc == loc) {
 			b->period += period;
 			b->count++;
+			*out = r->bucket_table[j] - 1;
 			return 0;
 		}
 	}
@@ -314,6 +317,7 @@ static int add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *
 	}
 	r->buckets[r->nr_buckets] = (struct bucket){evsel, t, comm, cpu, loc, period, 1};
 	r->bucket_table[j] = (uint32_t)++r->nr_buckets;
+	*out = (uint32_t)(r->nr_buckets - 1);
 	return 0;
 }
 
@@ -352,8 +356,16 @@ static int grow_totals(struct pa_report *r, unsigned n)
 	return 0;
 }
 
+static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *ev,
+				   const struct pa_thread *t, uint32_t cpu, uint32_t evsel_mode)
+{
+	uint64_t h = pa_hash64(ev->sample.ip ^ ((uint64_t)(uintptr_t)t << 7) ^ cpu ^
+			       ((uint64_t)evsel_mode << 40));
+	return &r->fast[h & (FAST_SLOTS - 1)];
+}
+
 static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
-		     struct pa_thread *t)
+		     struct pa_thread *t, const struct pa_addr_loc *al)
 {
 	struct pa_report *r = ctx;
 	unsigned e = ev->evsel ? ev->evsel->idx : 0;
@@ -371,28 +383,56 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 		return 0;
 	r->total_period[e] += period;
 	r->total_samples[e]++;
+
+	const char *comm = pa_thread_comm(t);
+	uint32_t evsel_mode = (uint32_t)e << 8 | (ev->misc & PA_MISC_CPUMODE_MASK);
+	uint64_t gen = pa_session_maps_generation(s);
+	struct fast_slot *fs = fast_slot(r, ev, t, cpu, evsel_mode);
+	if (fs->valid && fs->ip == ev->sample.ip && fs->thread == t && fs->comm == comm &&
+	    fs->cpu == cpu && fs->evsel_mode == evsel_mode && fs->generation == gen) {
+		if (fs->bucket != UINT32_MAX) {
+			r->buckets[fs->bucket].period += period;
+			r->buckets[fs->bucket].count++;
+		}
+		return 0;
+	}
+	uint32_t bucket = UINT32_MAX;
+	bool keep = true;
 	if (r->nr_pid_filter && !in_list(r->pid_filter, r->nr_pid_filter, pa_thread_pid(t)))
-		return 0;
-	if (r->nr_tid_filter && !in_list(r->tid_filter, r->nr_tid_filter, pa_thread_tid(t)))
-		return 0;
-	if (r->nr_comm_filter && !name_in(r->comm_filter, r->nr_comm_filter, pa_thread_comm(t), NULL))
-		return 0;
-	struct pa_addr_loc al;
-	bool found = pa_session_resolve_ip(s, t, ev, &al);
-	if (r->nr_dso_filter && (!found || !name_in(r->dso_filter, r->nr_dso_filter,
-						    al.dso->short_name, al.dso->long_name)))
-		return 0;
-	uint32_t loc;
-	if (intern_loc(r, found ? al.dso : NULL, found ? al.addr : ev->sample.ip, al.level, &loc) ||
-	    add_to_bucket(r, e, t, cpu, loc, period))
-		return -ENOMEM;
+		keep = false;
+	if (keep && r->nr_tid_filter &&
+	    !in_list(r->tid_filter, r->nr_tid_filter, pa_thread_tid(t)))
+		keep = false;
+	if (keep && r->nr_comm_filter && !name_in(r->comm_filter, r->nr_comm_filter, comm, NULL))
+		keep = false;
+	bool found = al->map != NULL;
+	if (keep && r->nr_dso_filter &&
+	    (!found ||
+	     !name_in(r->dso_filter, r->nr_dso_filter, al->dso->short_name, al->dso->long_name)))
+		keep = false;
+	if (keep) {
+		uint32_t loc;
+		if (intern_loc(r, found ? al->dso : NULL, found ? al->addr : ev->sample.ip,
+			       al->level, &loc) ||
+		    add_to_bucket(r, e, t, cpu, loc, period, &bucket))
+			return -ENOMEM;
+	}
+	*fs = (struct fast_slot){.ip = ev->sample.ip,
+				 .generation = gen,
+				 .thread = t,
+				 .comm = comm,
+				 .cpu = cpu,
+				 .evsel_mode = evsel_mode,
+				 .bucket = bucket,
+				 .valid = 1};
 	return 0;
 }
 
 int pa_report_run(struct pa_report *r, struct pa_err *err)
 {
 	struct pa_file *f = pa_session_file(r->session);
-	if (grow_totals(r, pa_file_nr_evsels(f) + 1))
+	r->fast = calloc(FAST_SLOTS, sizeof(*r->fast));
+	if (!r->fast || grow_totals(r, pa_file_nr_evsels(f) + 1))
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	if (r->has_cpu_filter)
 		for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)

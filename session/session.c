@@ -3,6 +3,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 struct pa_maps {
 	struct pa_map **v;
 	size_t n, cap;
+	size_t hint; /* index of the last map found: samples come in runs */
 	struct pa_maps *next_alloc; /* every maps object, for freeing */
 };
 
@@ -42,10 +44,16 @@ struct dso_node {
 
 /* A queued event: a deep copy, so the file reader can move on. */
 struct qev {
-	struct pa_event ev;
 	uint64_t time;
 	uint64_t seq;
 	struct qchunk *chunk;
+	struct pa_event *full; /* non-sample records: a deep copy */
+	/* samples: only what sample consumers read */
+	const struct pa_evsel *evsel;
+	const uint64_t *callchain;
+	uint64_t stype, ip, addr, id, period, callchain_nr;
+	uint32_t pid, tid, cpu;
+	uint16_t misc;
 };
 
 /* Queued events live in per-round chunks freed when all are delivered. */
@@ -65,13 +73,14 @@ struct pa_session {
 	unsigned nr_all_dsos, cap_all_dsos;
 	unsigned nr_threads;
 
-	struct qev **queue;
+	struct qev **queue, **qtmp;
 	size_t nq, capq;
 	struct qchunk *chunks, *cur_chunk;
 	uint64_t seq;
 	uint64_t max_timestamp, next_flush, last_flush;
 
 	struct pa_maps *all_maps;
+	uint64_t maps_generation;
 	uint64_t nr_samples, nr_lost, nr_lost_samples, nr_unordered;
 	pa_session_sample_fn fn;
 	void *ctx;
@@ -147,6 +156,11 @@ uint64_t pa_session_nr_samples(const struct pa_session *s)
 uint64_t pa_session_nr_lost(const struct pa_session *s)
 {
 	return s->nr_lost;
+}
+
+uint64_t pa_session_maps_generation(const struct pa_session *s)
+{
+	return s->maps_generation;
 }
 
 uint64_t pa_session_nr_lost_samples(const struct pa_session *s)
@@ -351,9 +365,16 @@ static size_t maps_lower_bound(const struct pa_maps *ms, uint64_t addr)
 	return lo; /* first map starting after addr */
 }
 
-static struct pa_map *maps_find(const struct pa_maps *ms, uint64_t addr)
+static struct pa_map *maps_find(struct pa_maps *ms, uint64_t addr)
 {
+	if (ms->hint < ms->n) {
+		struct pa_map *h = ms->v[ms->hint];
+		if (addr >= h->start && addr < h->end)
+			return h;
+	}
 	size_t i = maps_lower_bound(ms, addr);
+	if (i && addr < ms->v[i - 1]->end)
+		ms->hint = i - 1;
 	if (i == 0)
 		return NULL;
 	struct pa_map *m = ms->v[i - 1];
@@ -378,6 +399,7 @@ static int maps_reserve(struct pa_maps *ms, size_t extra)
 /* Insert, cutting away what the new map overlaps (maps__fixup_overlappings). */
 static int maps_insert(struct pa_session *s, struct pa_maps *ms, struct pa_map *nm)
 {
+	s->maps_generation++;
 	if (maps_reserve(ms, 2))
 		return -ENOMEM;
 	size_t i = maps_lower_bound(ms, nm->start);
@@ -431,6 +453,8 @@ static struct pa_maps *maps_new(struct pa_session *s)
 
 static int maps_clone(struct pa_maps *dst, const struct pa_maps *src)
 {
+	if (!src->n)
+		return 0;
 	if (maps_reserve(dst, src->n))
 		return -ENOMEM;
 	memcpy(dst->v, src->v, src->n * sizeof(*src->v));
@@ -463,6 +487,7 @@ static struct pa_thread *findnew_thread(struct pa_session *s, struct pa_machine 
 			if (!leader)
 				return NULL;
 			t->maps = leader->maps;
+			s->maps_generation++;
 		}
 	}
 	return t;
@@ -552,6 +577,7 @@ static int apply_fork(struct pa_session *s, const struct pa_event *ev)
 		return 0;
 	if (ev->misc & MISC_FORK_EXEC)
 		return 0; /* synthesized: the MMAP2 records follow */
+	s->maps_generation++;
 	return maps_clone(t->maps, parent->maps);
 }
 
@@ -648,7 +674,7 @@ bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpum
 	loc->thread = t;
 	loc->cpumode = cpumode;
 	loc->addr = addr;
-	const struct pa_maps *ms;
+	struct pa_maps *ms;
 	switch (cpumode) {
 	case PA_MISC_KERNEL:
 		loc->level = 'k';
@@ -695,7 +721,7 @@ static int deliver_sample(struct pa_session *s, const struct pa_event *ev)
 	struct pa_addr_loc loc;
 	if (pa_session_resolve_ip(s, t, ev, &loc))
 		loc.dso->hit = true;
-	return s->fn ? s->fn(s->ctx, s, ev, t) : 0;
+	return s->fn ? s->fn(s->ctx, s, ev, t, &loc) : 0;
 }
 
 static int deliver(struct pa_session *s, const struct pa_event *ev)
@@ -774,46 +800,62 @@ static int enqueue(struct pa_session *s, const struct pa_event *ev)
 	struct qchunk *c = cur_chunk(s);
 	if (!c)
 		return -ENOMEM;
-	struct qev *q = pa_arena_alloc(&c->arena, sizeof(*q));
+	struct qev *q = pa_arena_alloc_raw(&c->arena, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
-	q->ev = *ev;
 	q->time = ev->sample.time;
 	q->seq = s->seq++;
 	q->chunk = c;
-	struct pa_event *e = &q->ev;
-	/* Keep only what deliver() reads; drop pointers into the reader. */
+	q->full = NULL;
 	if (ev->type == PA_REC_SAMPLE) {
-		if (s->opts.no_callchains) {
-			e->sample.callchain = NULL;
-			e->sample.callchain_nr = 0;
-		} else {
-			e->sample.callchain = dup_bytes(&c->arena, ev->sample.callchain,
-							ev->sample.callchain_nr * 8);
-			if (ev->sample.callchain && !e->sample.callchain)
+		/* A compact copy: 12M samples must not mean 12M full events. */
+		const struct pa_sample *sm = &ev->sample;
+		q->evsel = ev->evsel;
+		q->misc = ev->misc;
+		q->stype = sm->type;
+		q->ip = sm->ip;
+		q->addr = sm->addr;
+		q->id = sm->id;
+		q->period = sm->period;
+		q->pid = sm->pid;
+		q->tid = sm->tid;
+		q->cpu = sm->cpu;
+		q->callchain = NULL;
+		q->callchain_nr = 0;
+		if (!s->opts.no_callchains && sm->callchain_nr) {
+			q->callchain = dup_bytes(&c->arena, sm->callchain, sm->callchain_nr * 8);
+			if (!q->callchain)
+				return -ENOMEM;
+			q->callchain_nr = sm->callchain_nr;
+		}
+	} else {
+		struct pa_event *e = pa_arena_alloc_raw(&c->arena, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		*e = *ev;
+		memset(&e->sample.callchain, 0,
+		       sizeof(e->sample) - offsetof(struct pa_sample, callchain));
+		if (ev->type == PA_REC_MMAP || ev->type == PA_REC_MMAP2) {
+			e->u.mmap.filename = pa_arena_strdup(&c->arena, ev->u.mmap.filename);
+			if (!e->u.mmap.filename)
+				return -ENOMEM;
+		} else if (ev->type == PA_REC_COMM) {
+			e->u.comm.comm = pa_arena_strdup(&c->arena, ev->u.comm.comm);
+			if (!e->u.comm.comm)
 				return -ENOMEM;
 		}
-		e->sample.raw = NULL;
-		e->sample.branch.entries = e->sample.branch.counters = NULL;
-		e->sample.user_regs.regs = e->sample.intr_regs.regs = NULL;
-		e->sample.user_stack.data = NULL;
-		e->sample.read.values = NULL;
-		e->sample.aux.data = NULL;
-	} else if (ev->type == PA_REC_MMAP || ev->type == PA_REC_MMAP2) {
-		e->u.mmap.filename = pa_arena_strdup(&c->arena, ev->u.mmap.filename);
-		if (!e->u.mmap.filename)
-			return -ENOMEM;
-	} else if (ev->type == PA_REC_COMM) {
-		e->u.comm.comm = pa_arena_strdup(&c->arena, ev->u.comm.comm);
-		if (!e->u.comm.comm)
-			return -ENOMEM;
+		q->full = e;
 	}
 	if (s->nq == s->capq) {
 		size_t cap = s->capq ? s->capq * 2 : 4096;
 		void *p = realloc(s->queue, cap * sizeof(*s->queue));
-		if (!p)
+		void *t = realloc(s->qtmp, cap * sizeof(*s->qtmp));
+		if (p)
+			s->queue = p;
+		if (t)
+			s->qtmp = t;
+		if (!p || !t)
 			return -ENOMEM;
-		s->queue = p;
 		s->capq = cap;
 	}
 	s->queue[s->nq++] = q;
@@ -825,12 +867,67 @@ static int enqueue(struct pa_session *s, const struct pa_event *ev)
 	return 0;
 }
 
-static int qev_cmp(const void *a, const void *b)
+static int deliver_queued(struct pa_session *s, const struct qev *q)
 {
-	const struct qev *x = *(const struct qev *const *)a, *y = *(const struct qev *const *)b;
-	if (x->time != y->time)
-		return PA_CMP(x->time, y->time);
-	return PA_CMP(x->seq, y->seq);
+	if (q->full)
+		return deliver(s, q->full);
+	struct pa_event ev = {.type = PA_REC_SAMPLE, .misc = q->misc, .evsel = q->evsel};
+	ev.sample.type = q->stype;
+	ev.sample.ip = q->ip;
+	ev.sample.addr = q->addr;
+	ev.sample.id = q->id;
+	ev.sample.time = q->time;
+	ev.sample.period = q->period;
+	ev.sample.pid = q->pid;
+	ev.sample.tid = q->tid;
+	ev.sample.cpu = q->cpu;
+	ev.sample.callchain = q->callchain;
+	ev.sample.callchain_nr = q->callchain_nr;
+	return deliver(s, &ev);
+}
+
+static bool qev_before(const struct qev *x, const struct qev *y)
+{
+	return x->time < y->time || (x->time == y->time && x->seq < y->seq);
+}
+
+/* The queue is a few sorted runs (what is left of the last round, then
+ * one run per CPU buffer of this one): a natural merge sort takes
+ * O(n log runs) instead of a full sort's O(n log n). */
+static void sort_queue(struct pa_session *s)
+{
+	struct qev **a = s->queue, **t = s->qtmp;
+	size_t n = s->nq;
+	for (;;) {
+		size_t runs = 0, i = 0, out = 0;
+		while (i < n) {
+			size_t m = i + 1;
+			while (m < n && !qev_before(a[m], a[m - 1]))
+				m++;
+			size_t e = m;
+			if (m < n) {
+				e = m + 1;
+				while (e < n && !qev_before(a[e], a[e - 1]))
+					e++;
+			}
+			size_t l = i, r = m;
+			while (l < m && r < e)
+				t[out++] = qev_before(a[r], a[l]) ? a[r++] : a[l++];
+			while (l < m)
+				t[out++] = a[l++];
+			while (r < e)
+				t[out++] = a[r++];
+			runs++;
+			i = e;
+		}
+		struct qev **x = a;
+		a = t;
+		t = x;
+		if (runs <= 1)
+			break;
+	}
+	if (a != s->queue)
+		memcpy(s->queue, a, n * sizeof(*a));
 }
 
 /* A chunk is freed once every event in it was delivered, unless it is
@@ -856,12 +953,12 @@ static int flush_queue(struct pa_session *s, uint64_t limit)
 {
 	if (!s->nq)
 		return 0;
-	qsort(s->queue, s->nq, sizeof(*s->queue), qev_cmp);
+	sort_queue(s);
 	size_t i = 0;
 	int ret = 0;
 	while (i < s->nq && s->queue[i]->time <= limit) {
 		struct qev *q = s->queue[i++];
-		ret = deliver(s, &q->ev);
+		ret = deliver_queued(s, q);
 		s->last_flush = q->time;
 		chunk_put(s, q->chunk);
 		if (ret)
@@ -973,6 +1070,7 @@ void pa_session_free(struct pa_session *s)
 		free(c);
 	}
 	free(s->queue);
+	free(s->qtmp);
 	free(s->machines);
 	free(s->all_dsos);
 	pa_arena_release(&s->arena);

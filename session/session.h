@@ -79,10 +79,15 @@ void pa_session_free(struct pa_session *s);
 
 struct pa_file *pa_session_file(const struct pa_session *s);
 
-/* Called for every sample, in time order, with the thread as it was then.
+/* Called for every sample, in time order, with the thread as it was then
+ * and where its ip landed (loc->map is NULL when no map covers it).
  * Return non-zero to stop (that value is returned by process). */
 typedef int (*pa_session_sample_fn)(void *ctx, struct pa_session *s, const struct pa_event *ev,
-				    struct pa_thread *thread);
+				    struct pa_thread *thread, const struct pa_addr_loc *loc);
+
+/* Bumped whenever any address space changes: a cache of ip -> location
+ * stays valid while this stays the same. */
+uint64_t pa_session_maps_generation(const struct pa_session *s);
 
 /* Read the whole file. Returns 0, the callback's non-zero value, or a
  * negative error with err filled. */

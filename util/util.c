@@ -85,6 +85,14 @@ void pa_arena_release(struct pa_arena *a)
 
 void *pa_arena_alloc(struct pa_arena *a, size_t size)
 {
+	void *p = pa_arena_alloc_raw(a, size);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void *pa_arena_alloc_raw(struct pa_arena *a, size_t size)
+{
 	struct pa_arena_chunk *c = a->head;
 	size = (size + 7) & ~(size_t)7;
 	if (!c || c->size - c->used < size) {
@@ -107,7 +115,6 @@ void *pa_arena_alloc(struct pa_arena *a, size_t size)
 	void *p = c->data + c->used;
 	c->used += size;
 	a->used_total += size;
-	memset(p, 0, size);
 	return p;
 }
 

@@ -73,6 +73,8 @@ void pa_arena_init(struct pa_arena *a, size_t chunk_size);
 void pa_arena_release(struct pa_arena *a);
 /* Returns 8-byte aligned zeroed memory, or NULL when out of memory. */
 void *pa_arena_alloc(struct pa_arena *a, size_t size);
+/* The same without zeroing, for memory the caller fills at once. */
+void *pa_arena_alloc_raw(struct pa_arena *a, size_t size);
 char *pa_arena_strndup(struct pa_arena *a, const char *s, size_t n);
 char *pa_arena_strdup(struct pa_arena *a, const char *s);
 
