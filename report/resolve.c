@@ -190,11 +190,9 @@ const struct pa_sym *pa_report_lookup(struct pa_report *r, const struct pa_dso *
 		ds = ds->borrow;
 	if (ds->state <= 0 || !ds->tab)
 		return NULL;
-	if (pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF) {
-		uint64_t vaddr;
-		if (pa_symtab_offset_to_vaddr(ds->tab, addr, &vaddr))
-			return NULL;
-		addr = vaddr;
-	}
+	/* ELF tables are searched by file offset, as perf does: exact even
+	 * when segments have different vaddr-offset gaps. */
+	if (pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF)
+		return pa_symtab_find_offset(ds->tab, addr);
 	return pa_symtab_find(ds->tab, addr);
 }

@@ -1,0 +1,743 @@
+/* elf.c - ELF symbol tables the way perf 6.1 loads a user-space DSO
+ * (dso__load() -> dso__load_sym() -> dso__load_sym_internal()).
+ *
+ * Choice of the symbol file (perf tries debug files before the file itself):
+ *   1. a separate debug file from the finder callback, if it is an ELF file
+ *      with a .symtab and matches (build-id, else .gnu_debuglink CRC);
+ *   2. the file's own .symtab;
+ *   3. its .gnu_debugdata (MiniDebugInfo, an xz-compressed ELF whose
+ *      .symtab holds the functions missing from .dynsym) - a pa extension,
+ *      perf 6.1 does not read it;
+ *   4. its .dynsym.
+ * Loading (per perf): pass 1 over the symbol file's .symtab, pass 2 over its
+ * .dynsym when it has a real one (a debug file's is NOBITS), each pass
+ * followed by fixup_end + fixup_duplicate. MiniDebugInfo gets the main
+ * file's .dynsym as pass 2, as later perfs do.
+ *
+ * Like perf, the table works in file offsets (each symbol's vaddr converted
+ * through the main file's PT_LOADs), so zero-sized symbols are extended and
+ * overlaps resolved exactly as perf does even where segments' vaddr-offset
+ * deltas differ; pa_sym.start/end still report ELF vaddrs.
+ */
+#include "symbols/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#ifdef PA_HAVE_LZMA
+#include <lzma.h>
+#endif
+
+#ifndef STT_GNU_IFUNC
+#define STT_GNU_IFUNC 10
+#endif
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+/* Largest MiniDebugInfo we are willing to inflate. */
+#define PA_MINIDEBUG_MAX (512u << 20)
+
+/* One opened ELF image (a file, or decompressed memory). */
+struct elf_img {
+	int fd;
+	Elf *elf;
+	void *mem; /* malloc'd image for elf_memory(), or NULL */
+	GElf_Ehdr ehdr;
+	size_t shstrndx;
+	size_t shnum;
+	struct sec_info *secs; /* shnum entries, lazily filled */
+};
+
+struct sec_info {
+	uint64_t flags, addr, offset;
+	uint32_t type;
+	bool is_text_or_data; /* section name contains "text" or "data" */
+	bool valid;
+};
+
+static void img_close(struct elf_img *m)
+{
+	if (m->elf)
+		elf_end(m->elf);
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->mem);
+	free(m->secs);
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+}
+
+/* Fills m from m->elf; PA_ERR_FORMAT when it is not a usable ELF image. */
+static int img_init(struct elf_img *m, const char *what, struct pa_err *err)
+{
+	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF)
+		return pa_err_set(err, PA_ERR_FORMAT, "'%s': not an ELF file", what);
+	if (!gelf_getehdr(m->elf, &m->ehdr))
+		return pa_err_set(err, PA_ERR_FORMAT, "'%s': bad ELF header: %s", what,
+		                  elf_errmsg(-1));
+	if (elf_getshdrstrndx(m->elf, &m->shstrndx) || elf_getshdrnum(m->elf, &m->shnum))
+		return pa_err_set(err, PA_ERR_FORMAT, "'%s': bad section headers: %s", what,
+		                  elf_errmsg(-1));
+	m->secs = calloc(m->shnum ? m->shnum : 1, sizeof(*m->secs));
+	if (!m->secs)
+		return pa_err_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+static int img_open(struct elf_img *m, const char *path, struct pa_err *err)
+{
+	memset(m, 0, sizeof(*m));
+	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0) {
+		int e = -errno;
+		return pa_err_set(err, e, "'%s': %s", path, pa_strerror(e));
+	}
+	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	int r = img_init(m, path, err);
+	if (r)
+		img_close(m);
+	return r;
+}
+
+static const struct sec_info *img_sec(struct elf_img *m, size_t idx)
+{
+	if (idx >= m->shnum)
+		return NULL;
+	struct sec_info *si = &m->secs[idx];
+	if (!si->valid) {
+		Elf_Scn *scn = elf_getscn(m->elf, idx);
+		GElf_Shdr sh;
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return NULL;
+		si->flags = sh.sh_flags;
+		si->addr = sh.sh_addr;
+		si->offset = sh.sh_offset;
+		si->type = sh.sh_type;
+		const char *name = elf_strptr(m->elf, m->shstrndx, sh.sh_name);
+		si->is_text_or_data = name && (strstr(name, "text") || strstr(name, "data"));
+		si->valid = true;
+	}
+	return si;
+}
+
+/* Section by name (first match), with its header. */
+static Elf_Scn *img_find(struct elf_img *m, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		const char *n = elf_strptr(m->elf, m->shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* A symbol table section of the wanted type (".symtab"/SHT_SYMTAB or
+ * ".dynsym"/SHT_DYNSYM, as perf looks them up), or NULL. */
+static Elf_Scn *img_symtab(struct elf_img *m, const char *name, uint32_t type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = img_find(m, name, sh);
+	return scn && sh->sh_type == type ? scn : NULL;
+}
+
+static size_t notes_build_id(Elf_Data *d, uint8_t *out, size_t max)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+	while (d && off < d->d_size && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
+		const char *nm = (const char *)d->d_buf + name_off;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(nm, "GNU", 4) &&
+		    nh.n_descsz > 0) {
+			size_t n = nh.n_descsz < max ? nh.n_descsz : max;
+			memcpy(out, (const char *)d->d_buf + desc_off, n);
+			return n;
+		}
+	}
+	return 0;
+}
+
+/* The NT_GNU_BUILD_ID note, from SHT_NOTE sections (a debug file has no
+ * loadable segments to read), else from PT_NOTE segments. 0 if none. */
+static size_t img_build_id(struct elf_img *m, uint8_t *out, size_t max)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		size_t n = notes_build_id(elf_getdata(scn, NULL), out, max);
+		if (n)
+			return n;
+	}
+	size_t phnum;
+	if (elf_getphdrnum(m->elf, &phnum))
+		return 0;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		Elf_Data *d =
+		    elf_getdata_rawchunk(m->elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		size_t n = notes_build_id(d, out, max);
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
+/* .gnu_debuglink: NUL-terminated file name, padding to 4, CRC32 in the
+ * file's byte order. Returns a pointer into the image or NULL. */
+static const char *img_debuglink(struct elf_img *m, uint32_t *crc)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = img_find(m, ".gnu_debuglink", &sh);
+	if (!scn)
+		return NULL;
+	Elf_Data *d = elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf || d->d_size < 5)
+		return NULL;
+	const char *p = d->d_buf;
+	size_t len = strnlen(p, d->d_size);
+	size_t crc_off = (len + 4) & ~(size_t)3;
+	if (len == 0 || crc_off + 4 > d->d_size)
+		return NULL;
+	const unsigned char *c = (const unsigned char *)p + crc_off;
+	if (m->ehdr.e_ident[EI_DATA] == ELFDATA2MSB)
+		*crc = (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 | (uint32_t)c[2] << 8 | c[3];
+	else
+		*crc = (uint32_t)c[3] << 24 | (uint32_t)c[2] << 16 | (uint32_t)c[1] << 8 | c[0];
+	return p;
+}
+
+static int file_crc32(const char *path, uint32_t *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unsigned char *buf = malloc(1 << 16);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	uLong crc = crc32(0L, Z_NULL, 0);
+	ssize_t n;
+	while ((n = read(fd, buf, 1 << 16)) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	int e = n < 0 ? -errno : 0;
+	free(buf);
+	close(fd);
+	*out = (uint32_t)crc;
+	return e;
+}
+
+/* ---- the default finder --------------------------------------------------- */
+
+static bool is_regular(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static char *try_path(struct pa_buf *b)
+{
+	return b->data && is_regular(b->data) ? strdup(b->data) : NULL;
+}
+
+char *pa_sym_find_debuginfo_default(void *ctx, const char *main_path, const uint8_t *build_id,
+                                    size_t build_id_len, const char *debuglink, uint32_t crc)
+{
+	(void)ctx;
+	(void)crc;
+	struct pa_buf b = {0};
+	char *res = NULL;
+	const char *slash = strrchr(main_path, '/');
+	int dirlen = slash ? (int)(slash - main_path) : 1;
+	const char *dir = slash ? main_path : ".";
+
+	if (debuglink && *debuglink) {
+		/* perf's debuglink_paths: the name as given, then next to the
+		 * file, in .debug/ there, under /usr/lib/debug/DIR/ */
+		for (int i = 0; i < 4 && !res; i++) {
+			int e = -1;
+			b.len = 0;
+			if (i == 0)
+				e = pa_buf_addf(&b, "%s", debuglink);
+			else if (i == 1)
+				e = pa_buf_addf(&b, "%.*s/%s", dirlen, dir, debuglink);
+			else if (i == 2)
+				e = pa_buf_addf(&b, "%.*s/.debug/%s", dirlen, dir, debuglink);
+			else if (slash)
+				e = pa_buf_addf(&b, "/usr/lib/debug%.*s/%s", dirlen, dir,
+				                debuglink);
+			if (!e)
+				res = try_path(&b);
+		}
+	}
+	if (!res && main_path[0] == '/') {
+		/* Fedora-style, then Ubuntu-style copies under /usr/lib/debug */
+		b.len = 0;
+		if (!pa_buf_addf(&b, "/usr/lib/debug%s.debug", main_path))
+			res = try_path(&b);
+		b.len = 0;
+		if (!res && !pa_buf_addf(&b, "/usr/lib/debug%s", main_path))
+			res = try_path(&b);
+	}
+	if (!res && build_id && build_id_len > 1) {
+		char hex[2 * 64 + 1];
+		pa_hex(hex, build_id, build_id_len > 64 ? 64 : build_id_len);
+		b.len = 0;
+		if (!pa_buf_addf(&b, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2))
+			res = try_path(&b);
+	}
+	pa_buf_release(&b);
+	return res;
+}
+
+/* ---- MiniDebugInfo --------------------------------------------------------- */
+
+#ifdef PA_HAVE_LZMA
+/* Inflates .gnu_debugdata into an ELF image in m. 0, PA_ERR_NOT_FOUND (no
+ * section), or another error. */
+static int img_open_minidebug(struct elf_img *main, struct elf_img *m, struct pa_err *err)
+{
+	GElf_Shdr sh;
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	Elf_Scn *scn = img_find(main, ".gnu_debugdata", &sh);
+	if (!scn || sh.sh_type == SHT_NOBITS)
+		return -PA_ERR_NOT_FOUND;
+	Elf_Data *d = elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size)
+		return -PA_ERR_NOT_FOUND;
+
+	lzma_stream strm = LZMA_STREAM_INIT;
+	if (lzma_stream_decoder(&strm, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+		return pa_err_set(err, PA_ERR_DECOMPRESS, ".gnu_debugdata: lzma init failed");
+	size_t cap = d->d_size * 4 + 4096, len = 0;
+	uint8_t *out = malloc(cap);
+	int r = 0;
+	if (!out) {
+		r = pa_err_set(err, -ENOMEM, "out of memory");
+		goto done;
+	}
+	strm.next_in = d->d_buf;
+	strm.avail_in = d->d_size;
+	for (;;) {
+		if (len == cap) {
+			if (cap >= PA_MINIDEBUG_MAX) {
+				r = pa_err_set(err, PA_ERR_LIMIT, ".gnu_debugdata: too large");
+				goto done;
+			}
+			cap *= 2;
+			uint8_t *p = realloc(out, cap);
+			if (!p) {
+				r = pa_err_set(err, -ENOMEM, "out of memory");
+				goto done;
+			}
+			out = p;
+		}
+		strm.next_out = out + len;
+		strm.avail_out = cap - len;
+		lzma_ret lr = lzma_code(&strm, LZMA_FINISH);
+		len = cap - strm.avail_out;
+		if (lr == LZMA_STREAM_END)
+			break;
+		if (lr != LZMA_OK) {
+			r = pa_err_set(err, PA_ERR_DECOMPRESS, ".gnu_debugdata: xz error %d",
+			               (int)lr);
+			goto done;
+		}
+	}
+	m->mem = out;
+	out = NULL;
+	m->elf = elf_memory(m->mem, len);
+	r = img_init(m, ".gnu_debugdata", err);
+done:
+	lzma_end(&strm);
+	free(out);
+	if (r)
+		img_close(m);
+	return r;
+}
+#endif
+
+/* ---- loading --------------------------------------------------------------- */
+
+struct load_ctx {
+	struct pa_symtab *t;
+	struct pa_symb b;
+	struct pa_sym_opts o;
+	struct pa_err *err;
+};
+
+/* perf keeps a user DSO's symbols as file offsets: st_value minus
+ * (p_vaddr - p_offset) of the first PT_LOAD of the main file whose
+ * [p_vaddr, p_vaddr + max(filesz, memsz)) holds it, else minus
+ * (sh_addr - sh_offset) of its section. */
+static uint64_t perf_space(const struct pa_symtab *t, uint64_t v, const struct sec_info *si)
+{
+	for (size_t i = 0; i < t->nsegs; i++) {
+		const struct pa_symtab_seg *g = &t->segs[i];
+		uint64_t sz = g->filesz > g->memsz ? g->filesz : g->memsz;
+		if (v >= g->vaddr && v - g->vaddr < sz)
+			return v - (g->vaddr - g->offset);
+	}
+	return v - (si->addr - si->offset);
+}
+
+/* perf's dso__load_sym_internal() for a user DSO: one pass over the symbol
+ * table symscn of syms; run is the runtime (main) image whose section
+ * headers replace NOBITS ones. Returns the number of symbols or <0. */
+static int load_pass(struct load_ctx *c, struct elf_img *syms, struct elf_img *run, Elf_Scn *symscn,
+                     const GElf_Shdr *symsh)
+{
+	Elf_Data *data = elf_getdata(symscn, NULL);
+	Elf_Scn *strscn = elf_getscn(syms->elf, symsh->sh_link);
+	Elf_Data *strs = strscn ? elf_getdata(strscn, NULL) : NULL;
+	if (!data || !strs || !symsh->sh_entsize)
+		return pa_err_set(c->err, PA_ERR_FORMAT, "bad symbol table: %s", elf_errmsg(-1));
+	size_t fsz = gelf_fsize(syms->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (!fsz)
+		return pa_err_set(c->err, PA_ERR_FORMAT, "bad symbol table: %s", elf_errmsg(-1));
+	size_t nr = symsh->sh_size / symsh->sh_entsize;
+	if (nr > data->d_size / fsz)
+		nr = data->d_size / fsz;
+	const char *strtab = strs->d_buf;
+	size_t strsz = strs->d_size;
+	unsigned machine = syms->ehdr.e_machine;
+	int count = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		unsigned type = GELF_ST_TYPE(sym.st_info);
+		unsigned vis = GELF_ST_VISIBILITY(sym.st_other);
+		if (sym.st_name == 0 || sym.st_name >= strsz || sym.st_shndx == SHN_UNDEF)
+			continue;
+		bool is_label = type == STT_NOTYPE && sym.st_shndx != SHN_ABS &&
+		                vis != STV_HIDDEN && vis != STV_INTERNAL;
+		bool is_sym = type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT;
+		if (!is_label && !is_sym)
+			continue;
+		const char *name = strtab + sym.st_name;
+		if (!memchr(name, 0, strsz - sym.st_name))
+			continue;
+
+		/* ARM mapping symbols ($a, $d, $t, $x, optionally ".suffix") */
+		if ((machine == EM_ARM || machine == EM_AARCH64) && name[0] == '$' && name[1] &&
+		    strchr("adtx", name[1]) && (name[2] == '\0' || name[2] == '.'))
+			continue;
+
+		/* ABS symbols are skipped, as perf does; other special section
+		 * indices (COMMON, XINDEX) make perf fail the whole load, pa
+		 * skips those symbols too. */
+		const struct sec_info *si = img_sec(syms, sym.st_shndx);
+		if (!si || !(si->flags & SHF_ALLOC))
+			continue;
+		if (si->type == SHT_NOBITS && run != syms) {
+			const struct sec_info *rs = img_sec(run, sym.st_shndx);
+			if (!rs)
+				continue;
+			si = rs;
+		}
+		if (is_label && !si->is_text_or_data)
+			continue;
+
+		uint64_t value = sym.st_value;
+		if (machine == EM_ARM && type == STT_FUNC && (value & 1))
+			value--;
+		uint64_t off = perf_space(c->t, value, si);
+
+		const char *nm =
+		    pa_sym_name_arena(&c->t->arena, name, c->o.demangle, c->o.demangle_params);
+		if (!nm)
+			return pa_err_set(c->err, -ENOMEM, "out of memory");
+		if (pa_symb_insert(&c->b, off, value, sym.st_size, GELF_ST_BIND(sym.st_info),
+		                   (uint8_t)type, nm))
+			return pa_err_set(c->err, -ENOMEM, "out of memory");
+		count++;
+	}
+	if (count > 0) {
+		pa_symb_fixup_end(&c->b, false);
+		pa_symb_fixup_duplicate(&c->b);
+	}
+	return count;
+}
+
+/* Both perf passes over syms: .symtab, then .dynsym if syms has a real one. */
+static int load_passes(struct load_ctx *c, struct elf_img *syms, struct elf_img *run)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = img_symtab(syms, ".symtab", SHT_SYMTAB, &sh);
+	int r;
+	if (scn && (r = load_pass(c, syms, run, scn, &sh)) < 0)
+		return r;
+	scn = img_symtab(syms, ".dynsym", SHT_DYNSYM, &sh);
+	if (scn && (r = load_pass(c, syms, run, scn, &sh)) < 0)
+		return r;
+	return 0;
+}
+
+/* perf 6.1's dso__synthesize_plt_symbols() (before the 6.3 rework): one
+ * "NAME@plt" symbol per .rela.plt/.rel.plt entry, laid out from the .plt
+ * start plus one header entry, entry size by machine (sh_entsize when not
+ * known), names from the runtime file's .dynsym. Inserted without fixups.
+ * (Placed at sh_offset like perf, reported at sh_addr.) */
+static int synthesize_plt(struct load_ctx *c, struct elf_img *run)
+{
+	GElf_Shdr dynsh, relsh, pltsh;
+	size_t dynidx = 0;
+	Elf_Scn *dyn = img_symtab(run, ".dynsym", SHT_DYNSYM, &dynsh);
+	if (!dyn)
+		return 0;
+	dynidx = elf_ndxscn(dyn);
+	Elf_Scn *rel = img_find(run, ".rela.plt", &relsh);
+	if (!rel)
+		rel = img_find(run, ".rel.plt", &relsh);
+	if (!rel || relsh.sh_link != dynidx || !img_find(run, ".plt", &pltsh))
+		return 0;
+	Elf_Data *reldata = elf_getdata(rel, NULL);
+	Elf_Data *syms = elf_getdata(dyn, NULL);
+	Elf_Scn *strscn = elf_getscn(run->elf, dynsh.sh_link);
+	Elf_Data *strs = strscn ? elf_getdata(strscn, NULL) : NULL;
+	if (!reldata || !syms || !strs || !strs->d_size || !relsh.sh_entsize)
+		return 0;
+	if (relsh.sh_type != SHT_RELA && relsh.sh_type != SHT_REL)
+		return 0;
+
+	uint64_t hdr, ent;
+	switch (run->ehdr.e_machine) {
+	case EM_ARM:
+		hdr = 20, ent = 12;
+		break;
+	case EM_AARCH64:
+		hdr = 32, ent = 16;
+		break;
+	case EM_SPARC:
+		hdr = 48, ent = 12;
+		break;
+	case EM_SPARCV9:
+		hdr = 128, ent = 32;
+		break;
+	default:
+		hdr = ent = pltsh.sh_entsize;
+		break;
+	}
+	uint64_t off = pltsh.sh_offset + hdr, addr = pltsh.sh_addr + hdr;
+	size_t nr = relsh.sh_size / relsh.sh_entsize;
+	char buf[1024];
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t info;
+		if (relsh.sh_type == SHT_RELA) {
+			GElf_Rela r;
+			if (!gelf_getrela(reldata, (int)i, &r))
+				break;
+			info = r.r_info;
+		} else {
+			GElf_Rel r;
+			if (!gelf_getrel(reldata, (int)i, &r))
+				break;
+			info = r.r_info;
+		}
+		GElf_Sym sym;
+		const char *name = "";
+		if (gelf_getsym(syms, (int)GELF_R_SYM(info), &sym) && sym.st_name < strs->d_size &&
+		    memchr((const char *)strs->d_buf + sym.st_name, 0, strs->d_size - sym.st_name))
+			name = (const char *)strs->d_buf + sym.st_name;
+		char *d = c->o.demangle ? pa_sym_demangle(name, c->o.demangle_params) : NULL;
+		snprintf(buf, sizeof(buf), "%s@plt", d ? d : name);
+		free(d);
+		const char *nm = pa_arena_strdup(&c->t->arena, buf);
+		if (!nm || pa_symb_insert(&c->b, off, addr, ent, STB_GLOBAL, STT_FUNC, nm))
+			return -ENOMEM;
+		off += ent;
+		addr += ent;
+	}
+	return 0;
+}
+
+static bool same_file(int fd_a, int fd_b)
+{
+	struct stat a, b;
+	return fstat(fd_a, &a) == 0 && fstat(fd_b, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* Open and validate a debug-file candidate. 0 when usable. */
+static int open_debug(struct load_ctx *c, struct elf_img *main, const char *path,
+                      const char *debuglink, uint32_t crc, struct elf_img *dbg)
+{
+	struct pa_err scratch;
+	GElf_Shdr sh;
+	if (img_open(dbg, path, &scratch))
+		return -1;
+	if (same_file(dbg->fd, main->fd) || !img_symtab(dbg, ".symtab", SHT_SYMTAB, &sh))
+		goto reject;
+	if (c->t->build_id_len) {
+		uint8_t bid[64];
+		size_t n = img_build_id(dbg, bid, sizeof(bid));
+		if (n != c->t->build_id_len || memcmp(bid, c->t->build_id, n))
+			goto reject;
+	} else if (debuglink) {
+		uint32_t got = 0;
+		if (file_crc32(path, &got) || got != crc)
+			goto reject;
+	}
+	return 0;
+reject:
+	img_close(dbg);
+	return -1;
+}
+
+static int read_segments(struct pa_symtab *t, struct elf_img *m)
+{
+	size_t phnum;
+	if (elf_getphdrnum(m->elf, &phnum) || !phnum)
+		return 0;
+	t->segs = pa_arena_alloc(&t->arena, phnum * sizeof(*t->segs));
+	if (!t->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (!ph.p_filesz && !ph.p_memsz)
+			continue;
+		t->segs[t->nsegs++] = (struct pa_symtab_seg){
+		    .offset = ph.p_offset,
+		    .vaddr = ph.p_vaddr,
+		    .filesz = ph.p_filesz,
+		    .memsz = ph.p_memsz,
+		};
+	}
+	return 0;
+}
+
+#ifdef PA_HAVE_LZMA
+/* MiniDebugInfo: its .symtab (sections from the main file where NOBITS),
+ * then the main file's .dynsym. PA_ERR_NOT_FOUND when unusable. */
+static int load_minidebug(struct load_ctx *c, struct elf_img *main_img, struct elf_img *mini)
+{
+	struct pa_err scratch;
+	GElf_Shdr sh;
+	if (img_open_minidebug(main_img, mini, &scratch))
+		return -PA_ERR_NOT_FOUND;
+	Elf_Scn *scn = img_symtab(mini, ".symtab", SHT_SYMTAB, &sh);
+	if (!scn)
+		return -PA_ERR_NOT_FOUND;
+	int r = load_pass(c, mini, main_img, scn, &sh);
+	scn = img_symtab(main_img, ".dynsym", SHT_DYNSYM, &sh);
+	if (r >= 0 && scn)
+		r = load_pass(c, main_img, main_img, scn, &sh);
+	return r < 0 ? r : 0;
+}
+#endif
+
+/* Picks the symbol source (see the top of this file) and loads it; sets
+ * c->t->origin and c->t->symfile. */
+static int load_symbols(struct load_ctx *c, const char *path, struct elf_img *main_img,
+                        struct elf_img *dbg, struct elf_img *mini)
+{
+	struct pa_symtab *t = c->t;
+	GElf_Shdr sh;
+	int r;
+
+	uint32_t crc = 0;
+	const char *link = img_debuglink(main_img, &crc);
+	pa_sym_find_debuginfo_fn find =
+	    c->o.find_debuginfo ? c->o.find_debuginfo : pa_sym_find_debuginfo_default;
+	char *dbg_path = find(c->o.find_ctx, path, t->build_id_len ? t->build_id : NULL,
+	                      t->build_id_len, link, crc);
+	if (dbg_path && open_debug(c, main_img, dbg_path, link, crc, dbg) == 0) {
+		struct pa_buf o = {0};
+		r = pa_buf_addf(&o, "debuglink:%s", dbg_path);
+		t->origin = r ? NULL : pa_arena_strdup(&t->arena, o.data);
+		t->symfile = pa_arena_strdup(&t->arena, dbg_path);
+		pa_buf_release(&o);
+		free(dbg_path);
+		if (!t->origin || !t->symfile)
+			return -ENOMEM;
+		return load_passes(c, dbg, main_img);
+	}
+	free(dbg_path);
+
+	t->symfile = pa_arena_strdup(&t->arena, path);
+	if (!t->symfile)
+		return -ENOMEM;
+	if (img_symtab(main_img, ".symtab", SHT_SYMTAB, &sh)) {
+		t->origin = ".symtab";
+		return load_passes(c, main_img, main_img);
+	}
+#ifdef PA_HAVE_LZMA
+	if (!c->o.no_minidebuginfo) {
+		r = load_minidebug(c, main_img, mini);
+		if (r != -PA_ERR_NOT_FOUND) {
+			t->origin = "minidebuginfo";
+			return r;
+		}
+		img_close(mini);
+	}
+#else
+	(void)mini;
+#endif
+	t->origin = img_symtab(main_img, ".dynsym", SHT_DYNSYM, &sh) ? ".dynsym" : "none";
+	return load_passes(c, main_img, main_img);
+}
+
+struct pa_symtab *pa_symtab_load_elf(const char *path, const struct pa_sym_opts *opts,
+                                     struct pa_err *err)
+{
+	struct load_ctx c = {.err = err};
+	struct elf_img main_img = {.fd = -1}, dbg = {.fd = -1}, mini = {.fd = -1};
+	int r;
+
+	pa_symb_init(&c.b);
+	if ((r = pa_sym_opts_read(opts, &c.o, err)))
+		goto out;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		r = pa_err_set(err, PA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
+		goto out;
+	}
+	c.t = pa_symtab_new(PA_SYMTAB_ELF);
+	if (!c.t) {
+		r = pa_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((r = img_open(&main_img, path, err)))
+		goto out;
+	c.t->elf_type = main_img.ehdr.e_type;
+	c.t->build_id_len = img_build_id(&main_img, c.t->build_id, sizeof(c.t->build_id));
+	r = read_segments(c.t, &main_img);
+	if (!r)
+		r = load_symbols(&c, path, &main_img, &dbg, &mini);
+	/* perf synthesizes PLT entries when the load found symbols */
+	if (!r && c.b.live > 0)
+		r = synthesize_plt(&c, &main_img);
+	if (!r)
+		r = pa_symtab_freeze(c.t, &c.b, false);
+	if (r == -ENOMEM)
+		pa_err_set(err, r, "out of memory");
+out:
+	pa_symb_release(&c.b);
+	img_close(&mini);
+	img_close(&dbg);
+	img_close(&main_img);
+	if (r) {
+		pa_symtab_free(c.t);
+		errno = r < 0 ? -r : EINVAL;
+		return NULL;
+	}
+	return c.t;
+}

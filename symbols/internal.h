@@ -1,0 +1,102 @@
+/* internal.h - shared by the symbols/ sources, never included elsewhere.
+ *
+ * A table is built by replaying perf's operations on a red-black tree that
+ * behaves like the kernel's lib/rbtree.c (same insertion and erasure
+ * rebalancing, hence the same shape), then frozen into arrays: the symbols
+ * in address order plus, for each, the indices of its tree children. Lookup
+ * walks that frozen tree with perf's comparison, so overlapping symbols
+ * resolve to the symbol perf would return.
+ */
+#ifndef PA_SYMBOLS_INTERNAL_H
+#define PA_SYMBOLS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "symbols/symbols.h"
+#include "util/util.h"
+
+#define PA_SYMB_NIL UINT32_MAX
+
+/* A node of the build-time tree. Node memory is a growable array; erased
+ * nodes stay in it, unlinked. */
+struct pa_symb_node {
+	uint64_t start, end; /* perf's space: file offsets for ELF */
+	uint64_t vstart;     /* what pa_sym.start reports: the ELF vaddr */
+	const char *name;    /* arena; for kallsyms "name\t[module]" until frozen */
+	uint32_t left, right, parent;
+	uint8_t binding, type;
+	uint8_t red;
+};
+
+struct pa_symb {
+	struct pa_symb_node *nodes;
+	size_t n, cap;
+	uint32_t root;
+	size_t live; /* nodes linked in the tree */
+};
+
+void pa_symb_init(struct pa_symb *b);
+void pa_symb_release(struct pa_symb *b);
+/* perf's symbol__new() + __symbols__insert(): end = size ? start + size :
+ * start; equal starts go to the right (after). vstart is the address the
+ * table reports for it (== start except for ELF). name must outlive the
+ * builder (arena). Returns 0 or -ENOMEM. */
+int pa_symb_insert(struct pa_symb *b, uint64_t start, uint64_t vstart, uint64_t size,
+                   uint8_t binding, uint8_t type, const char *name);
+void pa_symb_erase(struct pa_symb *b, uint32_t idx);
+uint32_t pa_symb_first(const struct pa_symb *b);
+uint32_t pa_symb_next(const struct pa_symb *b, uint32_t idx);
+/* perf's symbols__fixup_end(is_kallsyms) and symbols__fixup_duplicate(). */
+void pa_symb_fixup_end(struct pa_symb *b, bool is_kallsyms);
+void pa_symb_fixup_duplicate(struct pa_symb *b);
+
+/* perf's choose_best_symbol(): true when a wins over b (a comes first). */
+bool pa_symb_choose_a(const struct pa_symb_node *a, const struct pa_symb_node *b);
+
+/* A PT_LOAD of the main file (zero-sized ones left out). */
+struct pa_symtab_seg {
+	uint64_t offset, vaddr, filesz, memsz;
+};
+
+/* Frozen tree node: perf-space start/end and children. */
+struct pa_symtab_node {
+	uint64_t start, end;
+	uint32_t left, right;
+};
+
+struct pa_symtab {
+	enum pa_symtab_kind kind;
+	size_t n;
+	struct pa_sym *syms;         /* n, in perf's order */
+	struct pa_symtab_node *tree; /* n, same order, perf's space */
+	uint32_t root;
+	/* When no two symbols can match the same address, a binary search over
+	 * tree[].start gives perf's answer; otherwise walk the tree. */
+	bool overlaps;
+	const char **modules; /* kallsyms only: n entries, NULL = kernel */
+	struct pa_symtab_seg *segs;
+	size_t nsegs;
+	const char *origin;
+	const char *symfile;
+	int elf_type;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	struct pa_arena arena; /* everything above that is allocated */
+};
+
+/* New empty table (arena initialised), or NULL. */
+struct pa_symtab *pa_symtab_new(enum pa_symtab_kind kind);
+/* Freeze the builder's tree into t. split_modules: names are
+ * "name\t[module]" (kallsyms) and get split. Returns 0 or -ENOMEM. */
+int pa_symtab_freeze(struct pa_symtab *t, const struct pa_symb *b, bool split_modules);
+
+/* Read opts safely whatever its sz: copies the known prefix into *out,
+ * rejects a non-zero unknown tail (-EINVAL). */
+int pa_sym_opts_read(const struct pa_sym_opts *opts, struct pa_sym_opts *out, struct pa_err *err);
+
+/* The name perf would store for name: demangled (per perf) when demangle
+ * is set, copied into the arena. NULL on ENOMEM. */
+const char *pa_sym_name_arena(struct pa_arena *a, const char *name, bool demangle, bool params);
+
+#endif

@@ -1,0 +1,111 @@
+# shellcheck shell=bash
+# lib.sh - shared by the integration tests (sourced, bash).
+#
+# Every test script is run by ctest as
+#   bash TEST.sh PA_BINARY TESTDATA_DIR WORK_DIR
+# pa runs under $PA_EMULATOR when set (cross runs: "qemu-s390x-static -L
+# SYSROOT"), else under $PA_DEFAULT_EMULATOR (set by tests/CMakeLists.txt from
+# the toolchain's CMAKE_CROSSCOMPILING_EMULATOR). perf always runs natively.
+# Exit status: 0 pass, 1 fail, 77 skip.
+set -uo pipefail
+
+PA_BIN=${1:?usage: $0 PA_BINARY TESTDATA_DIR WORK_DIR}
+TESTDATA=${2:?testdata dir}
+WORK=${3:?work dir}
+# Absolute, so that tests may cd.
+abspath() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+PA_BIN=$(abspath "$PA_BIN")
+TESTDATA=$(abspath "$TESTDATA")
+WORK=$(abspath "$WORK")
+PA_EMU=${PA_EMULATOR:-${PA_DEFAULT_EMULATOR:-}}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034 # used by the tests that source this
+PDTOOL=$HERE/perfdata.py
+
+# Same clock and messages for pa and perf, no pager.
+export TZ=UTC0 LC_ALL=C PAGER=cat PERF_PAGER=cat
+# A scratch directory, emptied first (only if it is one of ours).
+if [ -e "$WORK" ] && [ ! -e "$WORK/.pa-test-work" ] && [ "$(basename "$(dirname "$WORK")")" != integration-work ] &&
+	[ -n "$(ls -A "$WORK" 2>/dev/null)" ]; then
+	echo "FAIL: refusing to empty $WORK (not a test work directory)"
+	exit 1
+fi
+rm -rf "$WORK"
+mkdir -p "$WORK" && touch "$WORK/.pa-test-work" || exit 1
+
+FAILS=0
+CHECKS=0
+fail() {
+	echo "FAIL: $*"
+	FAILS=$((FAILS + 1))
+}
+pass() {
+	CHECKS=$((CHECKS + 1))
+}
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+note() { echo "note: $*"; }
+
+# pa ARGS... : the pa under test (through the emulator for cross builds).
+# shellcheck disable=SC2086 # PA_EMU is a command prefix: split on purpose
+pa() { $PA_EMU "$PA_BIN" "$@"; }
+
+need_perf() {
+	command -v perf >/dev/null 2>&1 || skip "no perf on this machine"
+}
+need_python() {
+	command -v python3 >/dev/null 2>&1 || skip "no python3 on this machine"
+}
+
+# Compare two files; on difference, count a failure and show a short diff.
+# same WHAT EXPECTED ACTUAL
+same() {
+	CHECKS=$((CHECKS + 1))
+	if ! cmp -s "$2" "$3"; then
+		fail "$1"
+		diff -u "$2" "$3" | head -n 40 | sed 's/^/    /'
+		return 1
+	fi
+	return 0
+}
+
+# Fixture lists.
+le_fixtures() { (cd "$TESTDATA" && ls le-*.data); }
+be_fixtures() { (cd "$TESTDATA" && ls be-*.data 2>/dev/null); }
+# Pipe mode: the header's size field (bytes 8-15) is 16, in either order.
+is_pipe() {
+	local s
+	s=$(od -An -tx1 -j8 -N8 "$1" | tr -d ' \n')
+	[ "$s" = 1000000000000000 ] || [ "$s" = 0000000000000010 ]
+}
+
+# perf report --header-only lines to compare with `pa header`. File mode:
+# everything. Pipe mode: perf prints a dummy file header (captured on, data
+# offset 0, ...) and then the features as their records stream by, without
+# the "missing features" line: keep the feature lines only, on both sides.
+perf_header() { perf report --header-only -i "$1" 2>/dev/null; }
+pipe_feature_lines_perf() { awk 'n >= 2 && /^# / {print} /^# ========$/ {n++}'; }
+pipe_feature_lines_pa() { awk '/^# missing features:/ {exit} n == 1 {print} /^# ========$/ {n++}'; }
+
+# perf names the vdso it extracts to read a build-id /tmp/perf-vdso.so-XXXXXX.
+norm_vdso() { sed -E 's#/tmp/perf-vdso\.so-[A-Za-z0-9]{6}#[vdso]#'; }
+
+# "NAME COUNT" per record type: from perf report -D's aggregated stats and
+# from pa dump --stats (pa says HEADER_ATTR where perf says ATTR).
+perf_counts() {
+	perf report -D -i "$1" 2>/dev/null | sed -n '/^Aggregated stats/,/^[^ ]/p' |
+		awk '$2 == "events:" && $1 != "TOTAL" {print $1, $3}' | sort
+}
+pa_counts() {
+	awk '/^# +[A-Z0-9_]+: [0-9]+$/ {sub(":", "", $2); sub("^HEADER_", "", $2); print $2, $3}' "$1" |
+		sort
+}
+
+finish() {
+	echo "$CHECKS checks, $FAILS failed"
+	[ "$FAILS" -eq 0 ] || exit 1
+	[ "$CHECKS" -gt 0 ] || { echo "FAIL: nothing was checked"; exit 1; }
+	exit 0
+}
