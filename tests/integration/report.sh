@@ -37,6 +37,13 @@ for c in "${cases[@]}"; do
 		note "$name: perf record ${opts[*]} failed here, skipped"
 		continue
 	fi
+	# Pipe and -z recordings keep no build-ids: pa then takes the running
+	# kernel and vdso only when it runs on the recording host itself. Under
+	# an emulator it is "another machine", so those would rightly differ.
+	if [ -n "$PA_EMU" ] && [[ $name == *pipe* || $name == zstd ]]; then
+		note "$name: no build-ids recorded; not comparable under $PA_EMU"
+		continue
+	fi
 	files+=("$f")
 done
 [ ${#files[@]} -gt 0 ] || skip "no recording could be made"
@@ -88,7 +95,7 @@ for f in "${files[@]}"; do
 done
 
 # pipe input on stdin
-if [ -s pipe.pipe.data ]; then
+if [ -s pipe.pipe.data ] && [ -z "$PA_EMU" ]; then
 	perf report -i - --stdio -q --no-children -g none <pipe.pipe.data >exp 2>/dev/null
 	pa report -i - --stdio -q --no-children -g none <pipe.pipe.data >got 2>/dev/null
 	same "report -i - (stdin)" exp got
