@@ -1,0 +1,384 @@
+/* buildid.c - build-id values, ELF note reading, SHA-1 fallback ids, kernel notes. */
+#include "buildid/buildid.h"
+#include "buildid/internal.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <openssl/evp.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+/* ---- values -------------------------------------------------------------- */
+
+void pa_buildid_to_hex(const struct pa_buildid *id, char out[41])
+{
+	size_t n = id ? id->size : 0;
+	if (n > PA_BUILDID_MAX)
+		n = PA_BUILDID_MAX;
+	pa_hex(out, id ? id->data : (const uint8_t *)"", n);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int pa_buildid_from_hex(const char *hex, struct pa_buildid *out)
+{
+	struct pa_buildid id = {0};
+	size_t n;
+
+	if (!hex || !out)
+		return -EINVAL;
+	n = strnlen(hex, 2 * PA_BUILDID_MAX + 1);
+	if (n == 0 || n > 2 * PA_BUILDID_MAX || n % 2)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = hexval(hex[i]), lo = hexval(hex[i + 1]);
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		id.data[i / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	id.size = (uint8_t)(n / 2);
+	*out = id;
+	return 0;
+}
+
+bool pa_buildid_equal(const struct pa_buildid *a, const struct pa_buildid *b)
+{
+	if (!a || !b || a->size != b->size || a->size > PA_BUILDID_MAX)
+		return false;
+	return memcmp(a->data, b->data, a->size) == 0;
+}
+
+bool pa_buildid_is_defined(const struct pa_buildid *id)
+{
+	if (!id || id->size == 0 || id->size > PA_BUILDID_MAX)
+		return false;
+	for (size_t i = 0; i < id->size; i++)
+		if (id->data[i])
+			return true;
+	return false;
+}
+
+/* ---- ELF notes ----------------------------------------------------------- */
+
+/* Scan one translated note area; 0 and *out set, or -PA_ERR_NOT_FOUND. */
+static int scan_notes(Elf_Data *d, struct pa_buildid *out)
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!d || !d->d_buf)
+		return -PA_ERR_NOT_FOUND;
+	while (off < d->d_size && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz > 0 &&
+		    memcmp((const char *)d->d_buf + name_off, "GNU", 4) == 0) {
+			size_t n = nh.n_descsz > PA_BUILDID_MAX ? PA_BUILDID_MAX : nh.n_descsz;
+			memset(out, 0, sizeof(*out));
+			memcpy(out->data, (const char *)d->d_buf + desc_off, n);
+			out->size = (uint8_t)n;
+			return 0;
+		}
+		off = next;
+	}
+	return -PA_ERR_NOT_FOUND;
+}
+
+static int read_elf_notes(Elf *elf, const char *what, struct pa_buildid *out, struct pa_err *err)
+{
+	Elf_Scn *scn = NULL;
+	size_t phnum = 0;
+
+	if (elf_kind(elf) != ELF_K_ELF)
+		return pa_err_set(err, PA_ERR_FORMAT, "'%s': not an ELF file", what);
+
+	/* Sections first: they exist in debug files, whose PT_NOTE segments
+	 * point at NOBITS data. */
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || (d->d_type != ELF_T_NHDR && d->d_type != ELF_T_NHDR8))
+			continue;
+		if (scan_notes(d, out) == 0)
+			return 0;
+	}
+	if (elf_getphdrnum(elf, &phnum) == 0) {
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+			Elf_Data *d;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE || ph.p_filesz == 0)
+				continue;
+			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+						 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+			if (d && scan_notes(d, out) == 0)
+				return 0;
+		}
+	}
+	return pa_err_set(err, PA_ERR_NOT_FOUND, "'%s': no build-id note", what);
+}
+
+int pa_buildid__read_elf_fd(int fd, const char *what, struct pa_buildid *out, struct pa_err *err)
+{
+	Elf *elf;
+	int ret;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return pa_err_set(err, PA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return pa_err_set(err, PA_ERR_FORMAT, "'%s': %s", what, elf_errmsg(-1));
+	ret = read_elf_notes(elf, what, out, err);
+	elf_end(elf);
+	return ret;
+}
+
+int pa_buildid_read_elf(const char *path, struct pa_buildid *out, struct pa_err *err)
+{
+	int fd, ret;
+
+	if (!path || !out)
+		return pa_err_set(err, -EINVAL, "invalid argument");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pa_err_set(err, -errno, "'%s': %s", path, strerror(errno));
+	ret = pa_buildid__read_elf_fd(fd, path, out, err);
+	close(fd);
+	return ret;
+}
+
+int pa_buildid_read_elf_mem(const void *data, size_t len, struct pa_buildid *out,
+			    struct pa_err *err)
+{
+	Elf *elf;
+	int ret;
+
+	if (!data || !out)
+		return pa_err_set(err, -EINVAL, "invalid argument");
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return pa_err_set(err, PA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
+	/* elf_memory() takes a non-const pointer but does not write through it
+	 * for read-only use. */
+	elf = elf_memory((char *)data, len);
+	if (!elf)
+		return pa_err_set(err, PA_ERR_FORMAT, "'<memory>': %s", elf_errmsg(-1));
+	ret = read_elf_notes(elf, "<memory>", out, err);
+	elf_end(elf);
+	return ret;
+}
+
+/* ---- SHA-1 fallback ------------------------------------------------------ */
+
+int pa_buildid__sha1_fd(int fd, const char *what, struct pa_buildid *out, struct pa_err *err)
+{
+	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int ret = 0;
+
+	if (!ctx)
+		return pa_err_set(err, -ENOMEM, "out of memory");
+	if (EVP_DigestInit_ex(ctx, EVP_sha1(), NULL) != 1) {
+		ret = pa_err_set(err, PA_ERR_UNSUPPORTED, "libcrypto: SHA-1 unavailable");
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = pa_err_set(err, -errno, "'%s': %s", what, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1) {
+			ret = pa_err_set(err, PA_ERR_UNSUPPORTED, "libcrypto: SHA-1 failed");
+			goto out;
+		}
+	}
+	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen < PA_BUILDID_MAX) {
+		ret = pa_err_set(err, PA_ERR_UNSUPPORTED, "libcrypto: SHA-1 failed");
+		goto out;
+	}
+	memset(out, 0, sizeof(*out));
+	memcpy(out->data, md, PA_BUILDID_MAX);
+	out->size = PA_BUILDID_MAX;
+out:
+	EVP_MD_CTX_free(ctx);
+	return ret;
+}
+
+int pa_buildid_sha1_file(const char *path, struct pa_buildid *out, struct pa_err *err)
+{
+	int fd, ret;
+
+	if (!path || !out)
+		return pa_err_set(err, -EINVAL, "invalid argument");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pa_err_set(err, -errno, "'%s': %s", path, strerror(errno));
+	ret = pa_buildid__sha1_fd(fd, path, out, err);
+	close(fd);
+	return ret;
+}
+
+int pa_buildid_sha1_mem(const void *data, size_t len, struct pa_buildid *out)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+
+	if ((!data && len) || !out)
+		return -EINVAL;
+	if (EVP_Digest(data ? data : "", len, md, &mdlen, EVP_sha1(), NULL) != 1 ||
+	    mdlen < PA_BUILDID_MAX)
+		return -PA_ERR_UNSUPPORTED;
+	memset(out, 0, sizeof(*out));
+	memcpy(out->data, md, PA_BUILDID_MAX);
+	out->size = PA_BUILDID_MAX;
+	return 0;
+}
+
+/* ---- identity ------------------------------------------------------------ */
+
+int pa_buildid__identify_fd(int fd, const char *what, struct pa_buildid *out, bool *is_fallback,
+			    struct pa_err *err)
+{
+	int ret = pa_buildid__read_elf_fd(fd, what, out, err);
+
+	if (is_fallback)
+		*is_fallback = false;
+	if (ret != -PA_ERR_NOT_FOUND && ret != -PA_ERR_FORMAT)
+		return ret;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return pa_err_set(err, -errno, "'%s': %s", what, strerror(errno));
+	if (is_fallback)
+		*is_fallback = true;
+	pa_err_clear(err);
+	return pa_buildid__sha1_fd(fd, what, out, err);
+}
+
+int pa_buildid_identify(const char *path, struct pa_buildid *out, bool *is_fallback,
+			struct pa_err *err)
+{
+	int fd, ret;
+
+	if (!path || !out)
+		return pa_err_set(err, -EINVAL, "invalid argument");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pa_err_set(err, -errno, "'%s': %s", path, strerror(errno));
+	ret = pa_buildid__identify_fd(fd, path, out, is_fallback, err);
+	close(fd);
+	return ret;
+}
+
+int pa_buildid__fd_matches(int fd, const char *what, const struct pa_buildid *id,
+			   struct pa_err *err)
+{
+	struct pa_buildid got;
+	int ret = pa_buildid__read_elf_fd(fd, what, &got, err);
+
+	if (ret == 0)
+		return pa_buildid_equal(&got, id);
+	if (ret != -PA_ERR_NOT_FOUND && ret != -PA_ERR_FORMAT)
+		return ret;
+	/* No note: only a SHA-1 sized id can name this file. */
+	if (!id || id->size != PA_BUILDID_MAX)
+		return 0;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return pa_err_set(err, -errno, "'%s': %s", what, strerror(errno));
+	pa_err_clear(err);
+	ret = pa_buildid__sha1_fd(fd, what, &got, err);
+	if (ret < 0)
+		return ret;
+	return pa_buildid_equal(&got, id);
+}
+
+int pa_buildid_file_matches(const char *path, const struct pa_buildid *id, struct pa_err *err)
+{
+	int fd, ret;
+
+	if (!path || !id)
+		return pa_err_set(err, -EINVAL, "invalid argument");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pa_err_set(err, -errno, "'%s': %s", path, strerror(errno));
+	ret = pa_buildid__fd_matches(fd, path, id, err);
+	close(fd);
+	return ret;
+}
+
+/* ---- the running kernel -------------------------------------------------- */
+
+int pa_buildid_running_kernel(const char *notes_path, struct pa_buildid *out,
+			      struct pa_err *err)
+{
+	unsigned char buf[65536];
+	size_t len = 0, off = 0;
+	int fd;
+
+	if (!out)
+		return pa_err_set(err, -EINVAL, "invalid argument");
+	if (!notes_path)
+		notes_path = "/sys/kernel/notes";
+	fd = open(notes_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pa_err_set(err, -errno, "'%s': %s", notes_path, strerror(errno));
+	while (len < sizeof(buf)) {
+		ssize_t n = read(fd, buf + len, sizeof(buf) - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return pa_err_set(err, -e, "'%s': %s", notes_path, strerror(e));
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+
+	/* A raw list of notes in native byte order, 4-byte aligned. */
+	while (len - off >= 12) {
+		uint32_t namesz, descsz, type;
+		size_t name_off, desc_off, nlen, dlen;
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		name_off = off + 12;
+		nlen = PA_ALIGN_UP((size_t)namesz, 4);
+		dlen = PA_ALIGN_UP((size_t)descsz, 4);
+		if (nlen > len - name_off || dlen > len - name_off - nlen)
+			break;
+		desc_off = name_off + nlen;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && descsz > 0 &&
+		    memcmp(buf + name_off, "GNU", 4) == 0) {
+			size_t n = descsz > PA_BUILDID_MAX ? PA_BUILDID_MAX : descsz;
+			memset(out, 0, sizeof(*out));
+			memcpy(out->data, buf + desc_off, n);
+			out->size = (uint8_t)n;
+			return 0;
+		}
+		off = desc_off + dlen;
+	}
+	return pa_err_set(err, PA_ERR_NOT_FOUND, "'%s': no build-id note", notes_path);
+}

@@ -1,0 +1,495 @@
+/* finder.c - ordered, build-id validated lookup of ELF, debug and kallsyms
+ * files (libdwfl's find-debuginfo policy, perf's search order). */
+#include "buildid/buildid.h"
+#include "buildid/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef PA_HAVE_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
+
+struct pa_finder {
+	char *symfs;		/* NULL or "" = none */
+	char *sysdebug;		/* system debug dir */
+	char *kernel_notes;	/* NULL = default */
+	char *proc_kallsyms;
+	bool use_debuginfod;
+	bool no_cache_add;
+	bool no_system_debug;
+	struct pa_bcache *cache;
+#ifdef PA_HAVE_DEBUGINFOD
+	debuginfod_client *dc;
+	bool dc_failed;
+#endif
+};
+
+static const char *const result_str[] = {
+	[PA_FIND_OK] = "ok",
+	[PA_FIND_NOT_FOUND] = "not found",
+	[PA_FIND_MISMATCH] = "build-id mismatch",
+	[PA_FIND_DELETED] = "deleted",
+	[PA_FIND_ERROR] = "error",
+};
+
+const char *pa_find_result_str(enum pa_find_result r)
+{
+	if ((unsigned)r < PA_ARRAY_SIZE(result_str))
+		return result_str[r];
+	return "unknown";
+}
+
+static char *xasprintf(const char *fmt, ...) PA_PRINTF(1, 2);
+static char *xasprintf(const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* Does opts (of opts->sz bytes) cover field ending at end? */
+#define OPT_HAS(opts, field)                                                                       \
+	((opts) && (opts)->sz >= offsetof(struct pa_finder_opts, field) + sizeof((opts)->field))
+#define OPT_GET(opts, field, def) (OPT_HAS(opts, field) ? (opts)->field : (def))
+
+static char *dup_opt(const char *s, bool *oom)
+{
+	char *d;
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*oom = true;
+	return d;
+}
+
+struct pa_finder *pa_finder_new(const struct pa_finder_opts *opts, struct pa_err *err)
+{
+	struct pa_finder *f;
+	const char *symfs, *sysdebug, *urls;
+	bool oom = false;
+
+	if (opts) {
+		if (opts->sz < sizeof(size_t)) {
+			pa_err_set(err, -EINVAL, "finder options: bad size %zu", opts->sz);
+			errno = EINVAL;
+			return NULL;
+		}
+		/* Reject options from a newer pa that this one would ignore. */
+		for (size_t i = sizeof(*opts); i < opts->sz; i++) {
+			if (((const unsigned char *)opts)[i]) {
+				pa_err_set(err, -EINVAL, "finder options: unknown option set");
+				errno = EINVAL;
+				return NULL;
+			}
+		}
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		pa_err_set(err, -ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	symfs = OPT_GET(opts, symfs, NULL);
+	if (symfs && *symfs) {
+		f->symfs = dup_opt(symfs, &oom);
+		/* "/sysroot/" + "/usr/lib/x" must not double the slash. */
+		for (size_t n = f->symfs ? strlen(f->symfs) : 0; n > 1 && f->symfs[n - 1] == '/';)
+			f->symfs[--n] = 0;
+	}
+	sysdebug = OPT_GET(opts, system_debug_dir, NULL);
+	if (sysdebug && *sysdebug)
+		f->sysdebug = dup_opt(sysdebug, &oom);
+	else if (!(f->sysdebug = xasprintf("%s/usr/lib/debug", f->symfs ? f->symfs : "")))
+		oom = true;
+	f->kernel_notes = dup_opt(OPT_GET(opts, kernel_notes, NULL), &oom);
+	f->proc_kallsyms = dup_opt(OPT_GET(opts, proc_kallsyms, NULL), &oom);
+	if (!f->proc_kallsyms && !oom && !(f->proc_kallsyms = strdup("/proc/kallsyms")))
+		oom = true;
+	f->no_cache_add = OPT_GET(opts, no_cache_add, false);
+	f->no_system_debug = OPT_GET(opts, no_system_debug, false);
+	if (oom) {
+		pa_finder_free(f);
+		pa_err_set(err, -ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	f->cache = pa_bcache_open(OPT_GET(opts, buildid_dir, NULL), err);
+	if (!f->cache) {
+		int e = errno;
+		pa_finder_free(f);
+		errno = e;
+		return NULL;
+	}
+	urls = getenv("DEBUGINFOD_URLS");
+#ifdef PA_HAVE_DEBUGINFOD
+	f->use_debuginfod = !OPT_GET(opts, no_debuginfod, false) && urls && *urls;
+#else
+	(void)urls;
+	f->use_debuginfod = false;
+#endif
+	return f;
+}
+
+void pa_finder_free(struct pa_finder *f)
+{
+	if (!f)
+		return;
+#ifdef PA_HAVE_DEBUGINFOD
+	if (f->dc)
+		debuginfod_end(f->dc);
+#endif
+	pa_bcache_close(f->cache);
+	free(f->symfs);
+	free(f->sysdebug);
+	free(f->kernel_notes);
+	free(f->proc_kallsyms);
+	free(f);
+}
+
+struct pa_bcache *pa_finder_cache(struct pa_finder *f)
+{
+	return f ? f->cache : NULL;
+}
+
+/* ---- the chain ----------------------------------------------------------- */
+
+struct chain {
+	const struct pa_buildid *id;
+	bool mismatch; /* some candidate existed with another identity */
+	bool oom;
+};
+
+/* Take ownership of path; true (and *out = path) if it is a regular file
+ * identified by ch->id.  Unreadable candidates count as absent. */
+static bool try_cand(struct chain *ch, char *path, char **out)
+{
+	struct stat st;
+	int r;
+
+	if (!path) {
+		ch->oom = true;
+		return false;
+	}
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		free(path);
+		return false;
+	}
+	r = pa_buildid_file_matches(path, ch->id, NULL);
+	if (r == 1) {
+		*out = path;
+		return true;
+	}
+	if (r == 0)
+		ch->mismatch = true;
+	else if (r == -ENOMEM)
+		ch->oom = true;
+	free(path);
+	return false;
+}
+
+static enum pa_find_result chain_end(const struct chain *ch)
+{
+	if (ch->oom)
+		return PA_FIND_ERROR;
+	return ch->mismatch ? PA_FIND_MISMATCH : PA_FIND_NOT_FOUND;
+}
+
+static bool try_cache(struct pa_finder *f, struct chain *ch, enum pa_bcache_kind kind, char **out)
+{
+	struct pa_err e = {0};
+	char *p = pa_bcache_find(f->cache, ch->id, kind, &e);
+
+	if (!p) {
+		if (e.code == -ENOMEM)
+			ch->oom = true;
+		return false;
+	}
+	return try_cand(ch, p, out);
+}
+
+static bool try_sysdebug(struct pa_finder *f, struct chain *ch, bool debug, char **out)
+{
+	char hex[41];
+
+	pa_buildid_to_hex(ch->id, hex);
+	return try_cand(ch, xasprintf("%s/.build-id/%.2s/%s%s", f->sysdebug, hex, hex + 2,
+				      debug ? ".debug" : ""),
+			out);
+}
+
+#ifdef PA_HAVE_DEBUGINFOD
+/* Ask debuginfod; on success add the download to the cache under dso_name
+ * (or under the name the id is already linked to) and prefer the cache path. */
+static bool try_debuginfod(struct pa_finder *f, struct chain *ch, bool debug,
+			   const char *dso_name, char **out)
+{
+	enum pa_bcache_kind kind = debug ? PA_BCACHE_DEBUG : PA_BCACHE_ELF;
+	char *path = NULL, *name = NULL, *cached;
+	int fd;
+
+	if (!f->use_debuginfod || f->dc_failed)
+		return false;
+	if (!f->dc) {
+		if (!(f->dc = debuginfod_begin())) {
+			f->dc_failed = true;
+			return false;
+		}
+		/* Library code never prints: drop the progress/verbose output
+		 * libdebuginfod enables from DEBUGINFOD_PROGRESS/_VERBOSE. */
+		debuginfod_set_progressfn(f->dc, NULL);
+		debuginfod_set_verbose_fd(f->dc, -1);
+	}
+	fd = debug ? debuginfod_find_debuginfo(f->dc, ch->id->data, ch->id->size, &path)
+		   : debuginfod_find_executable(f->dc, ch->id->data, ch->id->size, &path);
+	if (fd < 0)
+		return false;
+	close(fd);
+	if (!try_cand(ch, path, out))
+		return false; /* try_cand freed path */
+	if (f->no_cache_add)
+		return true;
+	if (!dso_name)
+		dso_name = name = pa_bcache_dso_name(f->cache, ch->id, NULL);
+	if (dso_name && pa_bcache_add_file(f->cache, *out, dso_name, ch->id, kind, NULL) == 0 &&
+	    (cached = pa_bcache_find(f->cache, ch->id, kind, NULL)) != NULL) {
+		free(*out);
+		*out = cached;
+	}
+	free(name);
+	return true;
+}
+#else
+static bool try_debuginfod(struct pa_finder *f, struct chain *ch, bool debug,
+			   const char *dso_name, char **out)
+{
+	(void)f, (void)ch, (void)debug, (void)dso_name, (void)out;
+	return false;
+}
+#endif
+
+/* A note-less file pa archive filed under the SHA-1 of its content: the one
+ * entry under dso_name, if it is one (else NULL). */
+struct one_entry {
+	int count;
+	struct pa_buildid id;
+	char *path;
+};
+
+static int count_entry(void *ctx, const struct pa_buildid *id, const char *dso_name,
+		       const char *path)
+{
+	struct one_entry *o = ctx;
+	(void)dso_name;
+	if (++o->count > 1)
+		return 1; /* ambiguous: stop */
+	o->id = *id;
+	o->path = xasprintf("%s/elf", path);
+	return o->path ? 0 : -ENOMEM;
+}
+
+static char *cache_by_content(struct pa_finder *f, const char *dso_name)
+{
+	struct one_entry o = {0};
+	struct pa_buildid note;
+	int r = pa_bcache_foreach_dso(f->cache, dso_name, count_entry, &o, NULL);
+
+	if (r != 0 || o.count != 1 || o.id.size != PA_BUILDID_MAX ||
+	    pa_buildid_read_elf(o.path, &note, NULL) != -PA_ERR_NOT_FOUND ||
+	    pa_buildid_file_matches(o.path, &o.id, NULL) != 1) {
+		free(o.path);
+		return NULL;
+	}
+	return o.path;
+}
+
+#define DELETED_SUFFIX " (deleted)"
+
+enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_path,
+				       const struct pa_buildid *id, char **path_out,
+				       const char **origin)
+{
+	struct chain ch = {.id = id};
+	enum pa_find_result r = PA_FIND_NOT_FOUND;
+	const char *where = NULL;
+	char *path = NULL, *out = NULL;
+	bool deleted = false;
+	size_t n;
+
+	if (path_out)
+		*path_out = NULL;
+	if (origin)
+		*origin = NULL;
+	if (!f || !orig_path || !path_out)
+		return PA_FIND_ERROR;
+
+	n = strlen(orig_path);
+	if (n > strlen(DELETED_SUFFIX) &&
+	    !strcmp(orig_path + n - strlen(DELETED_SUFFIX), DELETED_SUFFIX)) {
+		deleted = true;
+		n -= strlen(DELETED_SUFFIX);
+	}
+	path = strndup(orig_path, n);
+	if (!path)
+		return PA_FIND_ERROR;
+
+	if (!id || id->size == 0) {
+		/* Nothing to validate against. */
+		struct stat st;
+		if (path[0] == '/' && f->symfs &&
+		    (out = xasprintf("%s%s", f->symfs, path)) != NULL &&
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			where = "symfs-unverified";
+			goto found;
+		}
+		free(out);
+		out = NULL;
+		if (path[0] == '/' && !deleted && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			out = path;
+			path = NULL;
+			where = "path-unverified";
+			goto found;
+		}
+		if (path[0] == '/' && (out = cache_by_content(f, path)) != NULL) {
+			where = "cache-sha1";
+			goto found;
+		}
+		r = deleted ? PA_FIND_DELETED : PA_FIND_NOT_FOUND;
+		goto out;
+	}
+
+	/* Names like "[vdso]" or "[kernel.kallsyms]" are not files: only the
+	 * build-id keyed candidates apply to them. */
+	bool is_file = path[0] == '/';
+	const char *dso_name = is_file || path[0] == '[' ? path : NULL;
+
+	if (is_file && f->symfs && try_cand(&ch, xasprintf("%s%s", f->symfs, path), &out)) {
+		where = "symfs";
+		goto found;
+	}
+	if ((!strcmp(path, "[vdso]") && try_cache(f, &ch, PA_BCACHE_VDSO, &out)) ||
+	    try_cache(f, &ch, PA_BCACHE_ELF, &out) || try_cache(f, &ch, PA_BCACHE_DEBUG, &out)) {
+		where = "cache";
+		goto found;
+	}
+	/* The original file before the system debug dir: a .debug file there
+	 * holds symbols but no code (its segments are empty), so it must not
+	 * stand in for a binary that is at hand; the symbol loader finds it
+	 * next to the binary anyway. */
+	if (is_file && try_cand(&ch, strdup(path), &out)) {
+		where = "path";
+		goto found;
+	}
+	if (!f->no_system_debug &&
+	    (try_sysdebug(f, &ch, true, &out) || try_sysdebug(f, &ch, false, &out))) {
+		where = "system-debug";
+		goto found;
+	}
+	if (try_debuginfod(f, &ch, false, dso_name, &out) ||
+	    try_debuginfod(f, &ch, true, dso_name, &out)) {
+		where = "debuginfod";
+		goto found;
+	}
+	r = chain_end(&ch);
+	if (deleted && r != PA_FIND_ERROR)
+		r = PA_FIND_DELETED;
+	goto out;
+found:
+	*path_out = out;
+	out = NULL;
+	if (origin)
+		*origin = where;
+	r = PA_FIND_OK;
+out:
+	free(out);
+	free(path);
+	return r;
+}
+
+enum pa_find_result pa_finder_find_debug(struct pa_finder *f, const struct pa_buildid *id,
+					 char **path_out)
+{
+	struct chain ch = {.id = id};
+	char *out = NULL;
+
+	if (path_out)
+		*path_out = NULL;
+	if (!f || !path_out)
+		return PA_FIND_ERROR;
+	if (!id || id->size == 0)
+		return PA_FIND_NOT_FOUND;
+	if (try_cache(f, &ch, PA_BCACHE_DEBUG, &out) || try_sysdebug(f, &ch, true, &out) ||
+	    try_debuginfod(f, &ch, true, NULL, &out)) {
+		*path_out = out;
+		return PA_FIND_OK;
+	}
+	return chain_end(&ch);
+}
+
+/* Readable, and showing real addresses: with kptr_restrict (or without
+ * privileges) every address reads as zero and the file is useless. */
+static bool kallsyms_usable(const char *path)
+{
+	char line[256];
+	bool ok = false;
+	FILE *fp = fopen(path, "re");
+
+	if (!fp)
+		return false;
+	while (fgets(line, sizeof(line), fp)) {
+		char *end;
+		unsigned long long addr = strtoull(line, &end, 16);
+		if (end == line)
+			continue;
+		ok = addr != 0;
+		if (ok)
+			break;
+		/* Some kernels list a few zero-address symbols first. */
+		if (ftell(fp) > 65536)
+			break;
+	}
+	fclose(fp);
+	return ok;
+}
+
+enum pa_find_result pa_finder_find_kallsyms(struct pa_finder *f, const struct pa_buildid *id,
+					    char **path_out)
+{
+	struct pa_buildid running;
+	struct pa_err e = {0};
+	char *p;
+
+	if (path_out)
+		*path_out = NULL;
+	if (!f || !path_out)
+		return PA_FIND_ERROR;
+	if (!id || id->size == 0)
+		return PA_FIND_NOT_FOUND;
+	p = pa_bcache_find(f->cache, id, PA_BCACHE_KALLSYMS, &e);
+	if (p) {
+		*path_out = p;
+		return PA_FIND_OK;
+	}
+	if (e.code == -ENOMEM)
+		return PA_FIND_ERROR;
+	/* The local kernel's symbols only for a recording of this kernel. */
+	if (pa_buildid_running_kernel(f->kernel_notes, &running, NULL) < 0)
+		return PA_FIND_NOT_FOUND;
+	if (!pa_buildid_equal(&running, id))
+		return PA_FIND_MISMATCH;
+	if (!kallsyms_usable(f->proc_kallsyms))
+		return PA_FIND_NOT_FOUND;
+	*path_out = strdup(f->proc_kallsyms);
+	return *path_out ? PA_FIND_OK : PA_FIND_ERROR;
+}
