@@ -328,11 +328,47 @@ int pa_buildid_file_matches(const char *path, const struct pa_buildid *id, struc
 
 /* ---- the running kernel -------------------------------------------------- */
 
+/* The GNU build-id in a raw, 4-byte aligned note list; 0 or -1. */
+static int scan_kernel_notes(const unsigned char *buf, size_t len, bool swap,
+			     struct pa_buildid *out)
+{
+	size_t off = 0;
+
+	while (len - off >= 12) {
+		uint32_t namesz, descsz, type;
+		size_t name_off, desc_off, nlen, dlen;
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		if (swap) {
+			namesz = __builtin_bswap32(namesz);
+			descsz = __builtin_bswap32(descsz);
+			type = __builtin_bswap32(type);
+		}
+		name_off = off + 12;
+		nlen = PA_ALIGN_UP((size_t)namesz, 4);
+		dlen = PA_ALIGN_UP((size_t)descsz, 4);
+		if (nlen > len - name_off || dlen > len - name_off - nlen)
+			break;
+		desc_off = name_off + nlen;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && descsz > 0 &&
+		    memcmp(buf + name_off, "GNU", 4) == 0) {
+			size_t n = descsz > PA_BUILDID_MAX ? PA_BUILDID_MAX : descsz;
+			memset(out, 0, sizeof(*out));
+			memcpy(out->data, buf + desc_off, n);
+			out->size = (uint8_t)n;
+			return 0;
+		}
+		off = desc_off + dlen;
+	}
+	return -1;
+}
+
 int pa_buildid_running_kernel(const char *notes_path, struct pa_buildid *out,
 			      struct pa_err *err)
 {
 	unsigned char buf[65536];
-	size_t len = 0, off = 0;
+	size_t len = 0;
 	int fd;
 
 	if (!out)
@@ -357,28 +393,11 @@ int pa_buildid_running_kernel(const char *notes_path, struct pa_buildid *out,
 	}
 	close(fd);
 
-	/* A raw list of notes in native byte order, 4-byte aligned. */
-	while (len - off >= 12) {
-		uint32_t namesz, descsz, type;
-		size_t name_off, desc_off, nlen, dlen;
-		memcpy(&namesz, buf + off, 4);
-		memcpy(&descsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		name_off = off + 12;
-		nlen = PA_ALIGN_UP((size_t)namesz, 4);
-		dlen = PA_ALIGN_UP((size_t)descsz, 4);
-		if (nlen > len - name_off || dlen > len - name_off - nlen)
-			break;
-		desc_off = name_off + nlen;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && descsz > 0 &&
-		    memcmp(buf + name_off, "GNU", 4) == 0) {
-			size_t n = descsz > PA_BUILDID_MAX ? PA_BUILDID_MAX : descsz;
-			memset(out, 0, sizeof(*out));
-			memcpy(out->data, buf + desc_off, n);
-			out->size = (uint8_t)n;
-			return 0;
-		}
-		off = desc_off + dlen;
-	}
+	/* A raw list of notes in the kernel's byte order: the native one,
+	 * except under an emulator (qemu-user runs an s390x pa on an x86_64
+	 * kernel), hence a second pass swapped. */
+	if (scan_kernel_notes(buf, len, false, out) == 0 ||
+	    scan_kernel_notes(buf, len, true, out) == 0)
+		return 0;
 	return pa_err_set(err, PA_ERR_NOT_FOUND, "'%s': no build-id note", notes_path);
 }

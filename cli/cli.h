@@ -22,9 +22,13 @@ int pa_print_header(FILE *out, struct pa_file *f);
  * consumed in pipe mode. Returns an exit status. */
 int pa_cli_print_header(struct pa_file *f, const char *path);
 
+int cmd_archive(int argc, const char **argv);
+int cmd_buildid_cache(int argc, const char **argv);
 int cmd_buildid_list(int argc, const char **argv);
 int cmd_header(int argc, const char **argv);
 int cmd_dump(int argc, const char **argv);
+int cmd_folded(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
+int cmd_flamegraph(int argc, const char **argv);
 
 #endif

@@ -158,7 +158,8 @@ static void print_groups(FILE *out, struct pa_file *f, const struct pa_header_in
 		if (d->nr_members <= 1)
 			continue;
 		const struct pa_event_desc *ev = h->event_desc;
-		if (!ev || d->leader_idx + d->nr_members > h->nr_event_desc)
+		/* in 64 bits: both come from the file, their u32 sum may wrap */
+		if (!ev || (uint64_t)d->leader_idx + d->nr_members > h->nr_event_desc)
 			continue;
 		/* perf writes "{anon_group}" for groups without a name */
 		const char *gname = d->name && strcmp(d->name, "{anon_group}") ? d->name : "";

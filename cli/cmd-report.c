@@ -2,6 +2,8 @@
 #include "cli.h"
 #include "report/report.h"
 
+#include <malloc.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void print_dso_note(void *ctx, const struct pa_dso *dso, const char *why)
@@ -13,11 +15,50 @@ static void print_dso_note(void *ctx, const struct pa_dso *dso, const char *why)
 		dso->build_id_size ? " build-id " : "", hex, why);
 }
 
+/* Does any event of a file-mode recording sample call chains? */
+static bool file_has_callchains(struct pa_file *f)
+{
+	for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
+		if (pa_file_evsel(f, i)->attr.sample_type & PA_SAMPLE_CALLCHAIN)
+			return true;
+	return false;
+}
+
+/* Whether a -g argument names an order (perf accepts any prefix). */
+static bool names_order(const char *g)
+{
+	while (g && *g) {
+		size_t n = strcspn(g, ",");
+		if (n && (!strncmp(g, "caller", n) || !strncmp(g, "callee", n)))
+			return true;
+		g += n + (g[n] == ',');
+	}
+	return false;
+}
+
+/* perf parses options in order and both -g's threshold and --percent-limit
+ * set the call-graph threshold: the last one given counts. */
+static bool percent_limit_after_g(int argc, const char **argv)
+{
+	int last_g = -1, last_pl = -1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (!strncmp(a, "--percent-limit", 15))
+			last_pl = i;
+		else if (!strncmp(a, "--call-graph", 12) || (a[0] == '-' && a[1] == 'g'))
+			last_g = i;
+	}
+	return last_pl > last_g;
+}
+
 int cmd_report(int argc, const char **argv)
 {
 	const char *input = NULL, *callgraph = NULL, *percentage = NULL;
-	bool header_only = false, header = false, stdio_ = false, children = false, no_children = false;
+	bool header_only = false, header = false, stdio_ = false, children = true;
 	int quiet = 0, verbose = 0;
+	long max_stack = 0;
 	double percent_limit = 0;
 	struct pa_report_opts ro = {.sz = sizeof(ro)};
 	const struct pa_option opts[] = {
@@ -27,10 +68,15 @@ int cmd_report(int argc, const char **argv)
 		OPT_BOOL(0, "stdio", &stdio_, "use the stdio interface (the only one)"),
 		OPT_COUNT('q', "quiet", &quiet, "print rows only"),
 		OPT_COUNT('v', "verbose", &verbose, "say why DSOs have no symbols"),
-		OPT_BOOL(0, "children", &children, "accumulate callchains of children (not yet)"),
-		OPT_BOOL(0, "no-children", &no_children, "do not accumulate children (the default here)"),
-		OPT_STRING_OPTARG('g', "call-graph", &callgraph, "mode", "call graph mode (only 'none' so far)", "graph"),
-		OPT_STRING('s', "sort", &ro.sort, "keys", "sort by keys: comm,pid,tid,dso,sym,cpu"),
+		OPT_BOOL(0, "children", &children, "accumulate callchains of children (default; --no-children)"),
+		OPT_STRING_OPTARG('g', "call-graph", &callgraph, "mode",
+				  "graph|flat|fractal|folded|none,threshold,print_limit,caller|callee,function|address,percent|period|count",
+				  "graph,0.5,caller,function,percent"),
+		OPT_INT(0, "max-stack", &max_stack, "n", "at most n call-chain entries (default 127)"),
+		OPT_STRING(0, "ignore-callees", &ro.ignore_callees, "regex",
+			   "ignore callees of functions that match"),
+		OPT_STRING('p', "parent", &ro.parent, "regex", "parent symbols (adds the parent column)"),
+		OPT_STRING('s', "sort", &ro.sort, "keys", "sort by keys: comm,pid,tid,dso,sym,cpu,parent"),
 		OPT_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead,sample,period + sort keys"),
 		OPT_STRING('d', "dsos", &ro.dsos, "list", "only consider these DSOs"),
 		OPT_STRING('c', "comms", &ro.comms, "list", "only consider these comms"),
@@ -39,7 +85,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING(0, "tid", &ro.tids, "list", "only consider these tids"),
 		OPT_STRING('C', "cpu", &ro.cpus, "list", "only consider these cpus"),
 		OPT_STRING(0, "time", &ro.time, "start,stop", "only consider samples in this time window"),
-		OPT_DOUBLE(0, "percent-limit", &percent_limit, "percent", "hide rows below this percentage"),
+		OPT_DOUBLE(0, "percent-limit", &percent_limit, "percent", "hide rows (and call-graph branches) below this percentage"),
 		OPT_STRING(0, "percentage", &percentage, "relative|absolute", "how filtered rows are counted"),
 		OPT_STRING(0, "symfs", &ro.symfs, "dir", "look for files relative to this directory"),
 		OPT_STRING(0, "buildid-dir", &ro.buildid_dir, "dir", "build-id cache (default ~/.debug)"),
@@ -50,22 +96,30 @@ int cmd_report(int argc, const char **argv)
 	int n = pa_parse_options(argc, argv, opts, "pa report [options]");
 	if (n < 0)
 		return n;
+	/* The session frees each round's queue memory and allocates the next
+	 * one's: keep freed memory in the heap instead of unmapping and
+	 * faulting it back in, round after round. */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 128 << 20);
+	/* the report's second thread allocates little: one arena for all */
+	mallopt(M_ARENA_MAX, 1);
 	const char *path = input ? input : "perf.data";
-	if (callgraph && strncmp(callgraph, "none", 4)) {
-		fprintf(stderr, "pa: report: only '-g none' is supported so far\n");
-		return PA_EXIT_USAGE;
-	}
-	if (children) {
-		fprintf(stderr, "pa: report: --children is not supported yet; use --no-children\n");
-		return PA_EXIT_USAGE;
-	}
 	if (percentage && strcmp(percentage, "relative") && strcmp(percentage, "absolute")) {
 		fprintf(stderr, "pa: report: --percentage takes relative or absolute\n");
+		return PA_EXIT_USAGE;
+	}
+	if (max_stack < 0) {
+		fprintf(stderr, "pa: report: --max-stack takes a positive number\n");
 		return PA_EXIT_USAGE;
 	}
 	ro.relative = percentage && !strcmp(percentage, "relative");
 	ro.quiet = quiet > 0;
 	ro.percent_limit = percent_limit;
+	ro.max_stack = (int)max_stack;
+	if (percent_limit > 0 && percent_limit_after_g(argc, argv)) {
+		ro.has_call_graph_threshold = true;
+		ro.call_graph_threshold = percent_limit;
+	}
 
 	int status = 0;
 	struct pa_file *f = pa_cli_open(input, &status);
@@ -84,11 +138,44 @@ int cmd_report(int argc, const char **argv)
 		}
 		pa_print_header(stdout, f);
 	}
+
+	/* What perf report decides from the file before reading samples.
+	 * A pipe's events are not known yet: perf then keeps call graphs
+	 * but cannot accumulate children (its order default stays). */
+	bool pipe = pa_file_mode(f) == PA_FILE_MODE_PIPE;
+	bool has_chains = pipe || file_has_callchains(f);
+	bool graphs = !(callgraph && !strncmp(callgraph, "none", 4));
+	bool wants_parent = ro.parent || (ro.sort && strstr(ro.sort, "parent"));
+	if (!pipe && !has_chains && (wants_parent || (callgraph && graphs))) {
+		fprintf(stderr, "pa: report: %s, but the recording has no call chains (perf record -g)\n",
+			wants_parent ? "parent symbols need call chains" : "-g needs call chains");
+		pa_file_close(f);
+		return PA_EXIT_USAGE;
+	}
+	ro.children = children && has_chains && !pipe;
+	ro.callchain = has_chains && (graphs || ro.children || wants_parent);
+	/* --children makes callers the default order, even when a pipe
+	 * cancels the accumulation */
+	char *cg = NULL;
+	if (children && graphs && !names_order(callgraph)) {
+		if (asprintf(&cg, "%s%scaller", callgraph ? callgraph : "", callgraph ? "," : "") < 0) {
+			pa_file_close(f);
+			return PA_EXIT_USAGE;
+		}
+		ro.call_graph = cg;
+	} else {
+		ro.call_graph = callgraph;
+	}
+	if (!graphs)
+		ro.call_graph = "none";
+
 	struct pa_err err = {0};
-	struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = true};
+	struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = !ro.callchain};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
-	if (!r || pa_report_run(r, &err) || pa_report_print(r, stdout, &err)) {
+	int rr = !r || pa_report_run(r, &err);
+	int rp = rr || pa_report_print(r, stdout, &err);
+	if (rr || rp) {
 		status = err.code == -PA_ERR_USAGE || err.code == PA_ERR_USAGE ? PA_EXIT_USAGE
 									    : pa_cli_error(path, &err);
 		if (status == PA_EXIT_USAGE)
@@ -104,5 +191,6 @@ int cmd_report(int argc, const char **argv)
 	pa_report_free(r);
 	pa_session_free(s);
 	pa_file_close(f);
+	free(cg);
 	return status;
 }

@@ -12,8 +12,12 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
+	{"archive", cmd_archive, "pack the symbols a perf.data needs, or --unpack them elsewhere"},
+	{"buildid-cache", cmd_buildid_cache, "manage the build-id cache (~/.debug), like perf's"},
 	{"buildid-list", cmd_buildid_list, "list the build-ids in a perf.data file"},
 	{"dump", cmd_dump, "print every record of a perf.data file, one per line"},
+	{"folded", cmd_folded, "one line per unique stack (FlameGraph's folded format)"},
+	{"flamegraph", cmd_flamegraph, "write an SVG or HTML flame graph (perf.data or folded stacks)"},
 	{"header", cmd_header, "print the perf.data header (like perf report --header-only)"},
 	{"report", cmd_report, "summarize samples like perf report"},
 };

@@ -453,11 +453,16 @@ struct pa_event {
 
 enum pa_file_mode { PA_FILE_MODE_FILE, PA_FILE_MODE_PIPE };
 
+#define PA_MAX_INFLATE_RATIO 1024u
+
 /* Options for pa_file_open(); zero-initialize with PA_OPTS_INIT. */
 struct pa_file_opts {
 	size_t sz;
 	/* Expose records that exist only to frame others (COMPRESSED,
-	 * COMPRESSED2) as events too; by default only their contents are. */
+	 * COMPRESSED2) as events too; by default only their contents are.
+	 * (Whatever the options, a compressed record that inflates to more
+	 * than PA_MAX_INFLATE_RATIO times its payload, plus 4 KiB, is an
+	 * error, -PA_ERR_LIMIT: real ones inflate 5-20 times.) */
 	bool show_containers;
 	/* Use read() instead of mmap() even for regular files. */
 	bool no_mmap;
@@ -493,6 +498,10 @@ struct pa_file_layout {
 };
 const struct pa_file_layout *pa_file_layout(const struct pa_file *f);
 
+/* A file may hold at most this many event attributes (perf records a few;
+ * later layers keep an evsel index in 16 bits): more is -PA_ERR_LIMIT. */
+#define PA_FILE_MAX_EVSELS 65535u
+
 unsigned pa_file_nr_evsels(const struct pa_file *f);
 const struct pa_evsel *pa_file_evsel(const struct pa_file *f, unsigned idx);
 /* The evsel a sample id belongs to (the first one when there is one). */
@@ -509,5 +518,130 @@ bool pa_file_was_truncated(const struct pa_file *f);
 /* Low-level, exported for unit tests: decode the attr flag word as it
  * lies in a file written in big- or little-endian order. */
 uint64_t pa_attr_decode_flags(const uint8_t raw[8], bool big_endian, uint32_t *precise_ip);
+
+/* ---- GNOME sysprof captures (.syscap) -------------------------------------
+ *
+ * pa_file_open() recognizes a sysprof capture by its magic and streams the
+ * same events as for perf.data, in host order, whichever byte order wrote
+ * it (the header's little_endian flag says which):
+ *
+ *   PROCESS -> COMM, misc PA_MISC_COMM_EXEC, pid == tid. The comm is the
+ *              frame's string when it could be one (at most 15 bytes, no
+ *              '/': what sysprof copies from perf's COMM); otherwise it is a
+ *              command line and the comm is the basename of its first word,
+ *              cut to 15 bytes as the kernel cuts an exec'd path.
+ *   FORK    -> FORK {pid = tid = child, ppid = ptid = parent}. A FORK whose
+ *              child is the parent itself (sysprof keeps no tid for a new
+ *              thread) is skipped: it would wipe the process's maps.
+ *   EXIT    -> EXIT {pid = tid = pid, ppid = ptid = (uint32_t)-1: unknown}.
+ *   MAP     -> MMAP2 {start, len = end - start, pgoff = offset, ino = inode,
+ *              prot = PROT_READ|PROT_EXEC, flags = MAP_PRIVATE, filename},
+ *              with the build-id when the frame carries one (sysprof >= 45
+ *              writes "FILENAME\0@HEX\0").
+ *   SAMPLE  -> SAMPLE of the one synthesized evsel ("cpu-clock", software
+ *              cpu-clock, period 1 per sample), pid, tid, cpu (-1 when the
+ *              frame says so), time, and the address list as the call chain,
+ *              leaf first. sysprof keeps perf's PA_CONTEXT_* markers in the
+ *              list (its perf source copies perf's call chain); they are
+ *              kept. A list without any (sysprof's in-process collector) gets
+ *              PA_CONTEXT_KERNEL / PA_CONTEXT_USER markers inserted wherever
+ *              it switches between kernel addresses (>= 0xffff800000000000,
+ *              the upper half of a 64-bit address space) and the others.
+ *              sample.ip is the first address that is not a marker, misc
+ *              the cpumode of its context.
+ *   JITMAP, METADATA, MARK, TIMESTAMP: read at open (see below); not events.
+ *   Others (counters, logs, file chunks, allocations, ...): skipped by their
+ *              length, counted by pa_file_unknown_count().
+ *
+ * Two kinds of record are synthesized, never written by sysprof:
+ *   - one MMAP {pid -1, tid 0, misc PA_MISC_KERNEL, start 0, len
+ *     UINT64_MAX, "[kernel.kallsyms]_text"} before the first sample with
+ *     a kernel address (a capture has no kernel maps; kernel addresses are
+ *     absolute), without PA_SAMPLE_TIME;
+ *   - one MMAP2 per process, named PA_JIT_DSO_NAME, spanning the capture's
+ *     JIT addresses (pgoff = start, so a map-relative address is the JIT
+ *     address itself), just before the first of its samples that uses one,
+ *     with that sample's time.
+ * Every record carries the evsel and a sample_id-like pid/tid/time/cpu
+ * (sample.type = TID|TIME|CPU), so that the session orders them with the
+ * samples. Synthesized records point at the frame that caused them.
+ *
+ * Frames must be 8-byte multiples of at least 24 bytes that fit in the
+ * file; anything else is an error with the frame's offset. The whole
+ * capture is mapped (or, from a pipe, read into memory) and its frame
+ * headers are walked once at open. */
+
+enum pa_file_format { PA_FILE_FORMAT_PERF, PA_FILE_FORMAT_SYSCAP };
+enum pa_file_format pa_file_format(const struct pa_file *f);
+
+/* sysprof's JIT addresses are names, not code: its collector gives each
+ * JIT'd function name an address (0xE000000000000000 | n on 64-bit
+ * writers, 0xE0000000 | n on 32-bit ones) and JITMAP frames list them. The
+ * table is per file (sysprof does not scope it by process), sorted by
+ * address, unique (a later entry wins), complete right after open, and
+ * owned by the file. Empty for perf.data. The maps synthesized for it are
+ * named PA_JIT_DSO_NAME; the address of a sample in such a map (its
+ * map-relative address too) is the key to look up here. */
+#define PA_JIT_DSO_NAME "[sysprof-jit]"
+struct pa_jit_sym {
+	uint64_t addr;
+	const char *name;
+};
+const struct pa_jit_sym *pa_file_jit_syms(const struct pa_file *f, size_t *nr);
+/* The name of a JIT address, or NULL. O(log n). */
+const char *pa_file_jit_name(const struct pa_file *f, uint64_t addr);
+
+/* sysprof frame types, as numbered in the capture format. */
+enum pa_syscap_frame {
+	PA_SYSCAP_TIMESTAMP = 1,
+	PA_SYSCAP_SAMPLE = 2,
+	PA_SYSCAP_MAP = 3,
+	PA_SYSCAP_PROCESS = 4,
+	PA_SYSCAP_FORK = 5,
+	PA_SYSCAP_EXIT = 6,
+	PA_SYSCAP_JITMAP = 7,
+	PA_SYSCAP_CTRDEF = 8,
+	PA_SYSCAP_CTRSET = 9,
+	PA_SYSCAP_MARK = 10,
+	PA_SYSCAP_METADATA = 11,
+	PA_SYSCAP_LOG = 12,
+	PA_SYSCAP_FILE_CHUNK = 13,
+	PA_SYSCAP_ALLOCATION = 14,
+	PA_SYSCAP_OVERLAY = 15,
+	PA_SYSCAP_TRACE = 16,
+	PA_SYSCAP_DBUS_MESSAGE = 17,
+	PA_SYSCAP_FRAME_TYPES = 32, /* counted per type below this; others in [0] */
+};
+/* "SAMPLE", "MAP", ... or NULL for a type this reader has no name for. */
+const char *pa_syscap_frame_name(unsigned type);
+
+struct pa_syscap_metadata {
+	const char *id, *value;
+};
+
+struct pa_syscap_mark {
+	int64_t time, duration; /* ns */
+	int32_t pid;
+	int16_t cpu;
+	const char *group, *name, *message;
+};
+
+/* What a capture's header and its JITMAP, METADATA, MARK and TIMESTAMP
+ * frames say; all of it known right after open. Owned by the file. */
+struct pa_syscap_info {
+	uint32_t version;
+	bool big_endian;
+	const char *capture_time;      /* the header's ISO 8601 string */
+	int64_t start_time, end_time;  /* the header's, ns (end 0: not written) */
+	int64_t first_time, last_time; /* smallest and largest frame time */
+	const struct pa_syscap_metadata *metadata; /* in file order */
+	uint32_t nr_metadata;
+	const struct pa_syscap_mark *marks; /* in file order */
+	uint32_t nr_marks;
+	uint64_t frames[PA_SYSCAP_FRAME_TYPES]; /* frames per type */
+	uint64_t skipped_forks; /* FORK frames of new threads (see above) */
+};
+/* NULL for perf.data. */
+const struct pa_syscap_info *pa_file_syscap_info(const struct pa_file *f);
 
 #endif

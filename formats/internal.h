@@ -151,4 +151,22 @@ bool pa_file_big_endian(const struct pa_file *f);
 struct pa_header_info *pa_file_header_mut(struct pa_file *f);
 int pa_file_add_buildid(struct pa_file *f, const struct pa_buildid_entry *e);
 
+/* Sysprof captures (syscap.c). perf_file.c recognizes the magic at open,
+ * hands the whole input over and then forwards pa_file_next() to it. */
+struct pa_syscap;
+bool pa_syscap_magic(const uint8_t *p, size_t n);
+/* data stays valid until pa_syscap_free(). Returns NULL with err filled. */
+struct pa_syscap *pa_syscap_open(struct pa_file *f, const uint8_t *data, size_t size,
+				 struct pa_err *err);
+int pa_syscap_next(struct pa_syscap *sc, struct pa_event *ev, struct pa_err *err);
+void pa_syscap_free(struct pa_syscap *sc);
+const struct pa_syscap_info *pa_syscap_info(const struct pa_syscap *sc);
+const struct pa_jit_sym *pa_syscap_jit(const struct pa_syscap *sc, size_t *nr);
+/* What perf_file.c keeps for a foreign format: byte order and layout
+ * (header_size, data_offset = header_size, data_size, file_size), and the
+ * per-type counts behind pa_file_count() / pa_file_unknown_count(). */
+void pa_file_set_foreign(struct pa_file *f, bool swap, uint64_t header_size, uint64_t size);
+void pa_file_count_event(struct pa_file *f, uint32_t type);
+void pa_file_count_unknown(struct pa_file *f);
+
 #endif

@@ -63,9 +63,12 @@ struct pa_file {
 	uint8_t *dbuf;
 	size_t dpos, dlen;
 	uint64_t dconsumed;
+	uint64_t zout, zlimit; /* bytes the current COMPRESSED record inflated to, and its cap */
 
 	uint64_t counts[PA_REC_USER_MAX];
 	uint64_t unknown;
+
+	struct pa_syscap *syscap; /* a sysprof capture: syscap.c reads it */
 };
 
 enum pa_file_mode pa_file_mode(const struct pa_file *f)
@@ -143,6 +146,32 @@ bool pa_file_was_truncated(const struct pa_file *f)
 	return f->truncated;
 }
 
+enum pa_file_format pa_file_format(const struct pa_file *f)
+{
+	return f->syscap ? PA_FILE_FORMAT_SYSCAP : PA_FILE_FORMAT_PERF;
+}
+
+const struct pa_syscap_info *pa_file_syscap_info(const struct pa_file *f)
+{
+	return f->syscap ? pa_syscap_info(f->syscap) : NULL;
+}
+
+const struct pa_jit_sym *pa_file_jit_syms(const struct pa_file *f, size_t *nr)
+{
+	*nr = 0;
+	return f->syscap ? pa_syscap_jit(f->syscap, nr) : NULL;
+}
+
+void pa_file_set_foreign(struct pa_file *f, bool swap, uint64_t header_size, uint64_t size)
+{
+	f->swap = swap;
+	f->mode = PA_FILE_MODE_FILE;
+	f->layout.header_size = header_size;
+	f->layout.data_offset = header_size;
+	f->layout.data_size = size - header_size;
+	f->layout.file_size = size;
+}
+
 int pa_file_add_buildid(struct pa_file *f, const struct pa_buildid_entry *e)
 {
 	if (f->nr_bids == f->cap_bids) {
@@ -183,6 +212,11 @@ struct pa_evsel *pa_file_add_evsel(struct pa_file *f, const struct pa_attr *attr
 				   const uint64_t *ids, uint32_t nr_ids, uint64_t off,
 				   struct pa_err *err)
 {
+	if (f->nr_evsels >= PA_FILE_MAX_EVSELS) {
+		pa_err_set_at(err, -PA_ERR_LIMIT, off, "more than %u event attributes",
+			      PA_FILE_MAX_EVSELS);
+		return NULL;
+	}
 	if (f->nr_evsels == f->cap_evsels) {
 		unsigned cap = f->cap_evsels ? f->cap_evsels * 2 : 8;
 		void *p = realloc(f->evsels, cap * sizeof(*f->evsels));
@@ -302,7 +336,7 @@ static const uint8_t *stream_need(struct pa_file *f, size_t n, size_t *avail, in
 
 /* Drop mapped pages we are done with, so a 10 GB file does not end up
  * resident: keep a margin behind the cursor for the current event. */
-#define RELEASE_STEP (64u << 20)
+#define RELEASE_STEP (16u << 20)
 #define RELEASE_MARGIN (4u << 20)
 
 static void release_consumed(struct pa_file *f)
@@ -359,16 +393,17 @@ static int err_at(struct pa_err *err, int code, uint64_t off, const char *what)
 }
 
 /* Read len bytes at off: a pointer into the map, or a malloc'd copy in
- * *tmp that the caller frees. */
-static const uint8_t *file_bytes(struct pa_file *f, uint64_t off, size_t len, uint8_t **tmp)
+ * *tmp that the caller frees. len is a u64 from the file: it is checked
+ * against the file's size before anything narrows it to size_t (32-bit). */
+static const uint8_t *file_bytes(struct pa_file *f, uint64_t off, uint64_t len, uint8_t **tmp)
 {
 	*tmp = NULL;
-	if (off > f->layout.file_size || len > f->layout.file_size - off)
+	if (off > f->layout.file_size || len > f->layout.file_size - off || len > SIZE_MAX)
 		return NULL;
 	if (f->map)
 		return f->map + off;
-	*tmp = malloc(len ? len : 1);
-	if (!*tmp || pread_full(f->fd, *tmp, len, off)) {
+	*tmp = malloc(len ? (size_t)len : 1);
+	if (!*tmp || pread_full(f->fd, *tmp, (size_t)len, off)) {
 		free(*tmp);
 		*tmp = NULL;
 		return NULL;
@@ -415,10 +450,11 @@ static int read_attrs(struct pa_file *f, struct pa_err *err)
 		return err_at(err, PA_ERR_FORMAT, 16, "bad attr size in file header");
 	uint64_t nr = l->attrs_size / l->attr_size;
 	uint8_t *tmp;
-	const uint8_t *p = file_bytes(f, l->attrs_offset, (size_t)l->attrs_size, &tmp);
+	const uint8_t *p = file_bytes(f, l->attrs_offset, l->attrs_size, &tmp);
 	if (!p) /* name the header field that points out of the file */
 		return err_at(err, PA_ERR_TRUNCATED, 24, "attribute section past the end of the file");
 	int ret = 0;
+	uint64_t ids_total = 0;
 	for (uint64_t i = 0; i < nr && !ret; i++) {
 		const uint8_t *e = p + i * l->attr_size;
 		uint64_t eoff = l->attrs_offset + i * l->attr_size;
@@ -431,8 +467,13 @@ static int read_attrs(struct pa_file *f, struct pa_err *err)
 		uint64_t ids_off = ld64(e + attr_bytes, f->swap);
 		uint64_t ids_size = ld64(e + attr_bytes + 8, f->swap);
 		uint8_t *tmp2;
-		const uint8_t *ip = file_bytes(f, ids_off, (size_t)ids_size, &tmp2);
-		if (!ip || ids_size % 8) {
+		const uint8_t *ip = file_bytes(f, ids_off, ids_size, &tmp2);
+		/* Id sections do not overlap in a real file: together they fit
+		 * in it. Without this, n attrs naming one big section would
+		 * cost n times the file in memory. */
+		ids_total += ids_size;
+		if (!ip || ids_size % 8 || ids_total > l->file_size) {
+			free(tmp2);
 			ret = err_at(err, PA_ERR_FORMAT, eoff + attr_bytes,
 				     "attribute id section out of bounds");
 			break;
@@ -479,7 +520,7 @@ static int read_features(struct pa_file *f, struct pa_err *err)
 		if (b >= PA_FEAT_LAST_KNOWN || b == PA_FEAT_TRACING_DATA)
 			continue; /* skipped by size */
 		uint8_t *tmp2;
-		const uint8_t *p = file_bytes(f, soff, (size_t)ssize, &tmp2);
+		const uint8_t *p = file_bytes(f, soff, ssize, &tmp2);
 		if (!p) {
 			ret = pa_err_set_at(err, PA_ERR_TRUNCATED, off + (idx - 1) * 16u,
 					    "%s feature section out of bounds", pa_feat_name(b));
@@ -626,6 +667,38 @@ static int open_input(struct pa_file *f, const char *path, struct pa_err *err)
 	return 0;
 }
 
+/* A sysprof capture is read as a whole: from the map, or else into the
+ * read buffer, which holds what detection read from offset 0 already (a
+ * pipe; a regular file is read with pread and its offset is still 0). It
+ * grows with the input, never past it. */
+static int open_syscap(struct pa_file *f, struct pa_err *err)
+{
+	if (!f->map) {
+		for (;;) {
+			if (f->buf_len == f->buf_cap) {
+				if (f->buf_cap > SIZE_MAX / 2)
+					return pa_err_set(err, -ENOMEM, "out of memory");
+				uint8_t *p = realloc(f->buf, f->buf_cap * 2);
+				if (!p)
+					return pa_err_set(err, -ENOMEM, "out of memory");
+				f->buf = p;
+				f->buf_cap *= 2;
+			}
+			size_t got;
+			int r = read_full(f->fd, f->buf + f->buf_len, f->buf_cap - f->buf_len, &got);
+			f->buf_len += got;
+			if (r)
+				return pa_err_set_at(err, r, f->buf_len, "read error: %s", strerror(-r));
+			if (f->buf_len < f->buf_cap)
+				break; /* read_full stops short only at the end */
+		}
+	}
+	const uint8_t *data = f->map ? f->map : f->buf;
+	size_t size = f->map ? f->map_len : f->buf_len;
+	f->syscap = pa_syscap_open(f, data, size, err);
+	return f->syscap ? 0 : (err ? err->code : -ENOMEM);
+}
+
 struct pa_file *pa_file_open(const char *path, const struct pa_file_opts *opts, struct pa_err *err)
 {
 	struct pa_file *f = calloc(1, sizeof(*f));
@@ -663,6 +736,12 @@ struct pa_file *pa_file_open(const char *path, const struct pa_file_opts *opts, 
 		}
 		if (!h)
 			h = f->buf;
+	}
+	if (h && pa_syscap_magic(h, hn)) {
+		free(tmp);
+		if (open_syscap(f, err))
+			goto fail;
+		return f;
 	}
 	int dret = detect(f, h ? h : (const uint8_t *)"", h ? hn : 0, err);
 	free(tmp);
@@ -714,6 +793,7 @@ void pa_file_close(struct pa_file *f)
 {
 	if (!f)
 		return;
+	pa_syscap_free(f->syscap);
 	if (f->map)
 		munmap((void *)f->map, f->map_len);
 	if (f->own_fd && f->fd >= 0)
@@ -738,6 +818,16 @@ static void count_record(struct pa_file *f, uint32_t type)
 		f->counts[type]++;
 	else
 		f->unknown++;
+}
+
+void pa_file_count_event(struct pa_file *f, uint32_t type)
+{
+	count_record(f, type);
+}
+
+void pa_file_count_unknown(struct pa_file *f)
+{
+	f->unknown++;
 }
 
 /* Bytes a record drags behind it that its header size does not count. */
@@ -782,6 +872,8 @@ static int start_decompress(struct pa_file *f, const uint8_t *rec, size_t size, 
 	f->zin_len = len;
 	f->zin_pos = 0;
 	f->zrec_off = off;
+	f->zout = 0;
+	f->zlimit = (uint64_t)len * PA_MAX_INFLATE_RATIO + 4096;
 	return 0;
 }
 
@@ -801,8 +893,16 @@ static int inflate_more(struct pa_file *f, struct pa_err *err)
 		return pa_err_set_at(err, PA_ERR_DECOMPRESS, f->zrec_off, "zstd: %s",
 				     ZSTD_getErrorName(r));
 	bool progress = in.pos != f->zin_pos || out.pos != f->dlen;
+	f->zout += out.pos - f->dlen;
 	f->zin_pos = in.pos;
 	f->dlen = out.pos;
+	/* perf's writer compresses what one ring buffer held (a few times the
+	 * record, at most): a record inflating to GBs is a bomb, and would
+	 * keep every command busy for minutes */
+	if (f->zout > f->zlimit)
+		return pa_err_set_at(err, PA_ERR_LIMIT, f->zrec_off,
+				     "compressed record inflates to more than %u times its size",
+				     PA_MAX_INFLATE_RATIO);
 	if (!progress && f->zin_pos < f->zin_len)
 		return pa_err_set_at(err, PA_ERR_DECOMPRESS, f->zrec_off, "zstd made no progress");
 	return 0;
@@ -934,6 +1034,8 @@ static int next_outer(struct pa_file *f, struct pa_event *ev, struct pa_err *err
 
 int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err)
 {
+	if (f->syscap)
+		return pa_syscap_next(f->syscap, ev, err);
 	f->scratch.used = 0;
 	for (;;) {
 		if (f->zin) {

@@ -1,6 +1,18 @@
-/* internal.h - shared by report/ sources only. */
+/* internal.h - shared by report/ sources only.
+ *
+ * Data flow: samples stream in (report.c); each sample's ip becomes a
+ * "loc" (a unique DSO, map-relative address, level) and, when call chains
+ * are kept, its chain becomes a node of the raw stack trie (stack.c: one
+ * node per unique (parent node, frame loc)); samples are summed in buckets
+ * keyed by (event, thread, comm, cpu, ip loc, stack node). After the stream
+ * every loc is symbolized once; the report then works on buckets only:
+ * rows for --no-children -g none (print.c), perf's hist entries with their
+ * call-graph trees (callgraph.c), or unique folded stacks (stack.c).
+ */
 #ifndef PA_REPORT_INTERNAL_H
 #define PA_REPORT_INTERNAL_H
+
+#include <regex.h>
 
 #include "report.h"
 #include "buildid/buildid.h"
@@ -11,23 +23,48 @@ struct dso_syms {
 	struct pa_symtab *tab;
 	struct dso_syms *borrow;
 	const char *why;
+	bool live; /* the running kernel's symbols (perf then also reads /proc/kcore) */
 };
 
-/* A unique place samples landed: symbolized once. */
+/* A unique place samples or call-chain entries landed: symbolized once.
+ * For a sample ip, addr is map-relative (the raw ip when no map covers
+ * it) and ip is 0; a call-chain entry also keeps its raw ip, which perf
+ * shows and compares for entries without a symbol. */
 struct loc {
 	struct pa_dso *dso;
-	uint64_t addr; /* map-relative, or the raw ip when there is no map */
+	uint64_t addr;
+	uint64_t ip;
 	char level;
+	bool kernel; /* found in the kernel's maps */
+	uint32_t match; /* call-graph match id (callgraph.c), 0 = not yet */
 	const struct pa_sym *sym;
 };
 
+/* A node of the raw stack trie: node 0 is the empty stack; a node's
+ * path from the root is a call chain from its outermost entry to the
+ * sampled leaf. */
+struct snode {
+	uint32_t parent;
+	uint32_t loc;
+};
+
+struct snode_slot {
+	uint32_t parent, loc, id; /* id: node + 1, 0 = empty */
+};
+
+struct bucket_slot {
+	uint32_t tag, id; /* id: bucket + 1, 0 = empty */
+};
+
 struct bucket {
-	unsigned evsel;
 	struct pa_thread *thread;
 	const char *comm; /* the comm when the sample was taken */
+	uint64_t period, count;
 	uint32_t cpu;
 	uint32_t loc;
-	uint64_t period, count;
+	uint32_t stack;   /* raw stack trie node (0 without call chains) */
+	uint16_t evsel;
+	bool filtered;    /* call-chain mode: a filter hides this sample's entries */
 };
 
 /* Direct-mapped front cache: a repeated (thread, ip, ...) goes straight
@@ -42,8 +79,29 @@ struct fast_slot {
 };
 #define FAST_SLOTS 8192
 
+struct pa_stream; /* stream.c: call-chain mode's two-stage sample stream */
+
+/* perf's callchain_param. */
+enum cg_mode { CG_NONE, CG_GRAPH, CG_FRACTAL, CG_FLAT, CG_FOLDED };
+enum cg_value { CG_PERCENT, CG_PERIOD, CG_COUNT };
+
+struct cg_params {
+	enum cg_mode mode;
+	bool caller;          /* caller order (else callee) */
+	bool address_key;     /* -g ...,address (else function) */
+	enum cg_value value;
+	double min_percent;
+	uint32_t print_limit; /* 0: no limit */
+	int max_stack;
+	bool children;
+	bool skip_first;      /* --sort starting with sym: graph's first entry */
+};
+
+struct cg_state;
+
 struct pa_report {
 	struct fast_slot *fast;
+	struct pa_stream *stream;
 	struct pa_session *session;
 	struct pa_report_opts opts;
 	struct pa_finder *finder;
@@ -57,8 +115,19 @@ struct pa_report {
 
 	struct bucket *buckets;
 	size_t nr_buckets, cap_buckets;
-	uint32_t *bucket_table;
+	struct bucket_slot *bucket_table; /* hash tags inline */
 	size_t bucket_table_cap;
+
+	/* raw stack trie */
+	bool chains; /* call chains are kept */
+	bool need_cpu; /* chain mode: the cpu is part of the bucket key */
+	int first_evsel; /* evsel of the first sample kept, -1 before */
+	struct snode *snodes;
+	size_t nr_snodes, cap_snodes;
+	struct snode_slot *snode_table; /* keys inline: one cache line per probe */
+	size_t snode_table_cap;
+	uint32_t *frames; /* scratch: one chain's frame locs */
+	size_t cap_frames;
 
 	/* per evsel totals, before filters */
 	uint64_t *total_period, *total_samples;
@@ -69,17 +138,86 @@ struct pa_report {
 	int cols[12];
 	unsigned nr_cols;
 
-	char **dso_filter, **comm_filter, **sym_filter;
-	size_t nr_dso_filter, nr_comm_filter, nr_sym_filter;
+	char **dso_filter, **comm_filter, **sym_filter, **event_filter;
+	size_t nr_dso_filter, nr_comm_filter, nr_sym_filter, nr_event_filter;
 	long *pid_filter, *tid_filter;
 	size_t nr_pid_filter, nr_tid_filter;
 	uint8_t cpu_filter[4096 / 8];
 	bool has_cpu_filter;
+	uint8_t *event_ok; /* per evsel: passes --event (NULL: all) */
+	size_t nr_event_ok;
 	uint64_t time_start, time_end;
+
+	struct cg_params cg;
+	bool has_parent_re, has_ignore_re, has_trim_re;
+	regex_t parent_re, ignore_re, trim_re;
+	struct cg_state *cgs; /* built by pa_report_print in call-graph mode */
+
 	struct pa_arena arena;
 };
 
+/* Sort keys and columns; one list for report.c and print.c. */
+enum key { K_OVERHEAD, K_SAMPLE, K_PERIOD, K_COMM, K_PID, K_TID, K_DSO, K_SYM, K_CPU, K_PARENT,
+	   K_CHILDREN };
+
 struct dso_syms *pa_report_dso_syms(struct pa_report *r, const struct pa_dso *d);
 const struct pa_sym *pa_report_lookup(struct pa_report *r, const struct pa_dso *d, uint64_t addr);
+
+/* stack.c */
+/* The trie node of a chain of frame locs given leaf first (stream thread). */
+int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint32_t *node);
+/* The raw chain of a stack node, leaf first (perf's callee order). Returns
+ * the number of frames written to r->frames (grown as needed), or -ENOMEM. */
+int pa_stack_frames(struct pa_report *r, uint32_t node);
+uint64_t pa_report_table_hash_loc(void *ctx, uint32_t i);
+int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
+			 char level, bool kernel, uint32_t *out);
+int pa_report_table_grow(uint32_t **table, size_t *cap, size_t count,
+			 uint64_t (*hash)(void *, uint32_t), void *ctx);
+
+/* stream.c: samples of call-chain mode. start/finish around the session;
+ * a sample either goes to a second thread or is handled at once. */
+int pa_stream_start(struct pa_report *r);
+int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_event *ev,
+		     struct pa_thread *t, const struct pa_addr_loc *al, unsigned evsel,
+		     uint32_t cpu, uint64_t period);
+int pa_stream_finish(struct pa_report *r);
+void pa_stream_free(struct pa_report *r);
+bool pa_report_sample_filtered(struct pa_report *r, struct pa_thread *t, const char *comm,
+			       const struct pa_addr_loc *al);
+int pa_report_add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *t,
+			    const char *comm, uint32_t cpu, uint32_t loc, uint32_t stack,
+			    bool filtered, uint64_t period, uint64_t count, uint32_t *out);
+
+/* callgraph.c: perf's hist entries (with --children and call graphs) */
+int pa_cg_build(struct pa_report *r);
+void pa_cg_free(struct pa_report *r);
+
+/* A perf hist entry as print.c needs it. */
+struct cg_entry {
+	const char *comm;
+	struct pa_thread *thread; /* of the sample that created the entry */
+	struct pa_dso *dso;
+	const struct pa_sym *sym;
+	uint64_t addr; /* he->ip: map-relative for a sample, raw for a chain entry */
+	char level;
+	bool filtered;
+	uint32_t cpu;
+	const char *parent; /* parent symbol name, NULL: [other] */
+	unsigned evsel;
+	uint64_t period, count;         /* self */
+	uint64_t acc_period, acc_count; /* children */
+	uint32_t nr_refs;               /* call chains appended (perf's callchain_append) */
+	uint32_t max_depth;             /* longest of them */
+};
+
+size_t pa_cg_nr_entries(const struct pa_report *r);
+struct cg_entry *pa_cg_entry(const struct pa_report *r, size_t i);
+/* Total period of an evsel's samples with call-graph entries (perf's
+ * hists->callchain_period), for the graph threshold. */
+uint64_t pa_cg_callchain_total(const struct pa_report *r, unsigned evsel, bool non_filtered);
+/* Print the call graph of an entry, perf's stdio layout. */
+int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
+		      uint64_t total_period, uint64_t parent_period);
 
 #endif

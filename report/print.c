@@ -1,12 +1,11 @@
 /* print.c - rows from buckets, and perf report --stdio's layout. */
 #include "internal.h"
+#include "rbtree.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum key { K_OVERHEAD, K_SAMPLE, K_PERIOD, K_COMM, K_PID, K_TID, K_DSO, K_SYM, K_CPU };
 
 struct row {
 	const char *comm;        /* at sample time */
@@ -20,6 +19,15 @@ struct row {
 	unsigned member;      /* which event of the group, while collecting */
 	uint64_t period, count; /* the leader's (or the only event's) */
 	uint64_t *vals;       /* per member: period, then count (2 * nr_members) */
+	uint32_t seq;         /* creation order (perf's first sample) */
+	bool hidden;          /* filtered: in perf's trees, not printed */
+	/* call-graph mode */
+	const char *parent;   /* parent symbol name, NULL: [other] */
+	uint64_t acc_period;  /* children */
+	const struct cg_entry *e;
+	const struct pa_thread *thread;
+	uint32_t max_depth;
+	uint64_t *accs;       /* children, per member */
 };
 
 struct rows_ctx {
@@ -39,6 +47,13 @@ static const char *dso_name(const struct pa_dso *d)
 	return d ? d->short_name : "[unknown]";
 }
 
+/* perf's cmp_null: an entry without the thing sorts first when
+ * collapsing (and so last in the output order). */
+static int cmp_null(const void *a, const void *b)
+{
+	return !a && !b ? 0 : !a ? -1 : 1;
+}
+
 /* perf's collapse comparators: what makes two samples one row. */
 static int collapse_key(int k, const struct row *a, const struct row *b)
 {
@@ -51,12 +66,12 @@ static int collapse_key(int k, const struct row *a, const struct row *b)
 	case K_DSO:
 		if (a->dso == b->dso)
 			return 0;
+		if (!a->dso || !b->dso) /* perf: entries without a DSO last */
+			return a->dso ? -1 : 1;
 		return cmp_str(dso_name(a->dso), dso_name(b->dso));
 	case K_SYM:
-		if (!a->sym && !b->sym) {
-			int c = PA_CMP(a->level, b->level);
-			return c ? c : PA_CMP(a->addr, b->addr);
-		}
+		if (!a->sym && !b->sym) /* perf: the address only */
+			return PA_CMP(a->addr, b->addr);
 		if (!a->sym || !b->sym)
 			return a->sym ? 1 : -1;
 		if (a->dso != b->dso) {
@@ -67,6 +82,10 @@ static int collapse_key(int k, const struct row *a, const struct row *b)
 		return PA_CMP(a->sym->start, b->sym->start);
 	case K_CPU:
 		return PA_CMP(a->cpu, b->cpu);
+	case K_PARENT:
+		if (!a->parent || !b->parent)
+			return cmp_null(a->parent, b->parent);
+		return cmp_str(a->parent, b->parent);
 	default:
 		return 0;
 	}
@@ -85,35 +104,6 @@ static int collapse_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-/* perf's output order: overhead first, then each key's sort function
- * (names ascending, resolved symbols before raw addresses), then the
- * order rows had after collapsing. */
-static int output_key(int k, const struct row *a, const struct row *b)
-{
-	switch (k) {
-	case K_SYM:
-		if (!a->sym || !b->sym)
-			return a->sym ? -1 : (b->sym ? 1 : 0);
-		return cmp_str(a->sym->name, b->sym->name);
-	default:
-		return collapse_key(k, a, b);
-	}
-}
-
-static int output_cmp(const void *pa, const void *pb)
-{
-	const struct row *a = pa, *b = pb;
-	for (unsigned m = 0; m < sort_ctx->nr_members; m++)
-		if (a->vals[2 * m] != b->vals[2 * m])
-			return a->vals[2 * m] > b->vals[2 * m] ? -1 : 1;
-	for (unsigned i = 0; i < sort_ctx->nr_keys; i++) {
-		int c = output_key(sort_ctx->keys[i], a, b);
-		if (c)
-			return c;
-	}
-	return collapse_cmp(pa, pb);
-}
-
 static bool sym_passes(const struct pa_report *r, const struct row *w)
 {
 	if (!r->nr_sym_filter)
@@ -122,6 +112,171 @@ static bool sym_passes(const struct pa_report *r, const struct row *w)
 		if (w->sym && !strcmp(w->sym->name, r->sym_filter[i]))
 			return true;
 	return false;
+}
+
+/* ---- perf's three hist-entry trees, replayed -----------------------------
+ *
+ * perf keeps hist entries in rb-trees: entries_in (as samples create
+ * them), entries_collapsed, then the output tree. Some of its comparators
+ * are not orders (unresolved addresses compare by a wrapping difference,
+ * and only among themselves; --children compares call-graph depths only
+ * within a thread), so the order it prints depends on the trees' shapes:
+ * rows are inserted the same way into the same kind of trees. */
+
+static int sgn64(int64_t v)
+{
+	return (v > 0) - (v < 0);
+}
+
+/* perf's se_cmp(left, right) of one sort key, as a sign. */
+static int perf_key_cmp(int k, const struct row *l, const struct row *r)
+{
+	switch (k) {
+	case K_COMM:
+		return cmp_str(r->comm, l->comm);
+	case K_PID:
+	case K_TID:
+		return PA_CMP(r->tid, l->tid);
+	case K_DSO:
+		if (!l->dso || !r->dso)
+			return cmp_null(l->dso, r->dso);
+		return cmp_str(r->dso->short_name, l->dso->short_name);
+	case K_SYM:
+		if (!l->sym && !r->sym)
+			return sgn64((int64_t)(r->addr - l->addr));
+		if (l->dso != r->dso) {
+			int c = !l->dso || !r->dso ? cmp_null(l->dso, r->dso)
+						   : cmp_str(r->dso->short_name, l->dso->short_name);
+			if (c)
+				return c;
+		}
+		if (!l->sym || !r->sym)
+			return cmp_null(l->sym, r->sym);
+		if (l->sym == r->sym)
+			return 0;
+		if (l->sym->start != r->sym->start)
+			return sgn64((int64_t)(r->sym->start - l->sym->start));
+		return sgn64((int64_t)(r->sym->end - l->sym->end));
+	case K_CPU:
+		return PA_CMP(r->cpu, l->cpu);
+	case K_PARENT:
+		if (!l->parent || !r->parent)
+			return cmp_null(l->parent, r->parent);
+		return cmp_str(r->parent, l->parent);
+	default:
+		return 0;
+	}
+}
+
+struct cg_sort {
+	const struct pa_report *r;
+	const struct row *rows;
+	bool has_sym;
+	unsigned nr_members;
+};
+
+/* hists__findnew_entry / hists__collapse_insert_entry: cmp(existing, new)
+ * < 0 puts the new entry left. */
+static int dir_collapse(void *ctx, uint32_t n, uint32_t e)
+{
+	const struct cg_sort *cs = ctx;
+	for (unsigned i = 0; i < cs->r->nr_keys; i++) {
+		int c = perf_key_cmp(cs->r->keys[i], &cs->rows[e], &cs->rows[n]);
+		if (c)
+			return c < 0 ? -1 : 1;
+	}
+	return 1; /* equal keys are one entry already */
+}
+
+/* hist_entry__sort(new, existing) > 0 puts the new entry left. */
+static int perf_sort(const struct cg_sort *cs, const struct row *a, const struct row *b)
+{
+	const struct pa_report *r = cs->r;
+	if (r->cg.children) {
+		if (a->acc_period != b->acc_period)
+			return a->acc_period > b->acc_period ? 1 : -1;
+		/* "put caller above callee when they have equal period" */
+		if (a->thread == b->thread && cs->has_sym) {
+			int64_t d = (int64_t)b->max_depth - (int64_t)a->max_depth;
+			if (r->cg.caller)
+				d = -d;
+			if (d)
+				return sgn64(d);
+		}
+	}
+	/* the overhead of the leader, then of each group member */
+	for (unsigned m = 0; m < cs->nr_members; m++)
+		if (a->vals[2 * m] != b->vals[2 * m])
+			return a->vals[2 * m] > b->vals[2 * m] ? 1 : -1;
+	for (unsigned i = 0; i < r->nr_keys; i++) {
+		int k = r->keys[i], c;
+		if (k == K_SYM) {
+			if (!a->sym || !b->sym)
+				c = cmp_null(a->sym, b->sym);
+			else
+				c = cmp_str(b->sym->name, a->sym->name);
+		} else {
+			c = perf_key_cmp(k, a, b);
+		}
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static int dir_output(void *ctx, uint32_t n, uint32_t e)
+{
+	const struct cg_sort *cs = ctx;
+	return perf_sort(cs, &cs->rows[n], &cs->rows[e]) > 0 ? -1 : 1;
+}
+
+static int seq_cmp(const void *pa, const void *pb)
+{
+	return PA_CMP(((const struct row *)pa)->seq, ((const struct row *)pb)->seq);
+}
+
+/* rows[0, n) in creation order -> out, in perf's output order; rows that
+ * hide (filtered) take part and are left out. Returns the count. */
+static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
+			     unsigned nr_members, struct row *out, size_t *m);
+
+static int replay_trees(const struct pa_report *r, struct row *rows, size_t n, unsigned nr_members,
+			struct row *out, size_t *m)
+{
+	return replay_trees_from(r, rows, n, n, nr_members, out, m);
+}
+
+/* rows[0, n_in) go through entries_in; rows[n_in, n) join in the collapsed
+ * tree afterwards (a group's dummies). */
+static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
+			     unsigned nr_members, struct row *out, size_t *m)
+{
+	struct pa_rb a = {0}, b = {0}, c = {0};
+	if (pa_rb_init(&a, n) || pa_rb_init(&b, n) || pa_rb_init(&c, n)) {
+		pa_rb_release(&a);
+		pa_rb_release(&b);
+		pa_rb_release(&c);
+		return -ENOMEM;
+	}
+	struct cg_sort cs = {.r = r, .rows = rows, .nr_members = nr_members};
+	for (unsigned i = 0; i < r->nr_keys; i++)
+		cs.has_sym |= r->keys[i] == K_SYM;
+	for (uint32_t i = 0; i < n_in; i++)
+		pa_rb_insert(&a, i, dir_collapse, &cs);
+	for (uint32_t i = pa_rb_first(&a); i != PA_RB_NIL; i = pa_rb_next(&a, i))
+		pa_rb_insert(&b, i, dir_collapse, &cs);
+	for (uint32_t i = (uint32_t)n_in; i < n; i++)
+		pa_rb_insert(&b, i, dir_collapse, &cs);
+	for (uint32_t i = pa_rb_first(&b); i != PA_RB_NIL; i = pa_rb_next(&b, i))
+		pa_rb_insert(&c, i, dir_output, &cs);
+	*m = 0;
+	for (uint32_t i = pa_rb_first(&c); i != PA_RB_NIL; i = pa_rb_next(&c, i))
+		if (!rows[i].hidden)
+			out[(*m)++] = rows[i];
+	pa_rb_release(&a);
+	pa_rb_release(&b);
+	pa_rb_release(&c);
+	return 0;
 }
 
 /* Rows of one event group (members first..first+nr-1; a lone event is a
@@ -150,7 +305,8 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 				.cpu = b->cpu,
 				.member = b->evsel - first,
 				.period = b->period,
-				.count = b->count};
+				.count = b->count,
+				.seq = (uint32_t)i};
 		if (sym_passes(r, &w))
 			rows[n++] = w;
 	}
@@ -169,6 +325,11 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 			rows[m] = w;
 			rows[m].vals = vals + m * 2 * nr_members;
 			m++;
+		} else if (w.seq < rows[m - 1].seq) {
+			/* the entry is the first sample's (its thread) */
+			uint64_t *v = rows[m - 1].vals;
+			rows[m - 1] = w;
+			rows[m - 1].vals = v;
 		}
 		rows[m - 1].vals[2 * w.member] += w.period;
 		rows[m - 1].vals[2 * w.member + 1] += w.count;
@@ -177,11 +338,189 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 		rows[i].period = rows[i].vals[0];
 		rows[i].count = rows[i].vals[1];
 	}
-	qsort(rows, m, sizeof(*rows), output_cmp);
 	sort_ctx = NULL;
-	*nr = m;
+	qsort(rows, m, sizeof(*rows), seq_cmp);
+	struct row *out = malloc((m + 1) * sizeof(*out));
+	if (!out || replay_trees(r, rows, m, nr_members, out, nr)) {
+		free(out);
+		free(rows);
+		free(vals);
+		return NULL;
+	}
+	free(rows);
 	*vals_out = vals;
-	return rows;
+	return out;
+}
+
+/* Rows of call-graph mode: perf's hist entries, in the order perf's
+ * output tree gives them. Filtered entries take part in the trees (perf
+ * keeps them there) and are dropped at the end. In a group, members'
+ * entries pair with the leader's by key; the others become entries of the
+ * leader with no value of its own (perf's hists__link dummies), added to
+ * its collapsed tree after its own. */
+static const struct row *bsearch_rows;
+static int idx_key_cmp(const void *pa, const void *pb)
+{
+	return collapse_cmp(&bsearch_rows[*(const uint32_t *)pa], &bsearch_rows[*(const uint32_t *)pb]);
+}
+
+static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned nr_members,
+				 size_t *nr, uint64_t **vals_out)
+{
+	size_t ne = pa_cg_nr_entries(r);
+	struct row *rows = malloc((ne + 1) * sizeof(*rows));
+	struct row *out = malloc((ne + 1) * sizeof(*out));
+	uint64_t *vals = calloc(ne * 3 * nr_members + 1, sizeof(*vals));
+	uint32_t *idx = malloc((ne + 1) * sizeof(*idx));
+	if (!rows || !out || !vals || !idx) {
+		free(rows);
+		free(out);
+		free(vals);
+		free(idx);
+		return NULL;
+	}
+	/* vals: per row, period and count per member, then acc per member */
+	size_t n = 0;
+	for (size_t i = 0; i < ne; i++) {
+		const struct cg_entry *e = pa_cg_entry(r, i);
+		if (e->evsel < first || e->evsel >= first + nr_members)
+			continue;
+		if (e->evsel != first && nr_members == 1)
+			continue;
+		rows[n] = (struct row){.comm = e->comm,
+				       .thread_comm = pa_thread_comm(e->thread),
+				       .pid = pa_thread_pid(e->thread),
+				       .tid = pa_thread_tid(e->thread),
+				       .dso = e->dso,
+				       .sym = e->sym,
+				       .addr = e->addr,
+				       .level = e->level,
+				       .cpu = e->cpu,
+				       .member = e->evsel - first,
+				       .parent = e->parent,
+				       .e = e,
+				       .thread = e->thread,
+				       .max_depth = e->max_depth,
+				       .hidden = e->filtered,
+				       .seq = (uint32_t)i};
+		n++;
+	}
+	/* the leader's entries first, each member's after, in creation order */
+	size_t n_lead = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!rows[i].member) {
+			struct row t = rows[n_lead];
+			rows[n_lead++] = rows[i];
+			rows[i] = t;
+		}
+	struct rows_ctx ctx = {r->keys, r->nr_keys, 1};
+	size_t m = n_lead;
+	if (nr_members > 1) {
+		/* members: pair with the leader's entries by key, or add */
+		for (size_t i = n_lead; i < n; i++)
+			idx[i - n_lead] = (uint32_t)i;
+		sort_ctx = &ctx;
+		bsearch_rows = rows;
+		qsort(idx, n - n_lead, sizeof(*idx), idx_key_cmp);
+		uint32_t *lead = malloc((n_lead + 1) * sizeof(*lead));
+		if (!lead) {
+			free(rows);
+			free(out);
+			free(vals);
+			free(idx);
+			return NULL;
+		}
+		for (size_t i = 0; i < n_lead; i++)
+			lead[i] = (uint32_t)i;
+		qsort(lead, n_lead, sizeof(*lead), idx_key_cmp);
+		struct row *all = malloc((n + 1) * sizeof(*all));
+		if (!all) {
+			free(lead);
+			free(rows);
+			free(out);
+			free(vals);
+			free(idx);
+			return NULL;
+		}
+		memcpy(all, rows, n_lead * sizeof(*all));
+		for (size_t k = 0; k < n - n_lead; k++) {
+			const struct row *w = &rows[idx[k]];
+			/* a leader entry with this key, or one added before */
+			size_t lo = 0, hi = n_lead;
+			long found = -1;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				int c = collapse_cmp(&rows[lead[mid]], w);
+				if (!c) {
+					found = lead[mid];
+					break;
+				}
+				if (c < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (size_t d = n_lead; found < 0 && d < m; d++)
+				if (!collapse_cmp(&all[d], w))
+					found = (long)d;
+			if (found < 0) {
+				all[m] = *w;
+				all[m].e = NULL; /* no call graph of its own */
+				all[m].member = 0;
+				all[m].max_depth = 0; /* its callchain is empty */
+				found = (long)m++;
+			}
+		}
+		/* values per member */
+		for (size_t i = 0; i < m; i++)
+			all[i].vals = vals + i * 3 * nr_members;
+		for (size_t i = 0; i < n_lead; i++) {
+			all[i].vals[0] = all[i].e->period;
+			all[i].vals[1] = all[i].e->count;
+			all[i].vals[2 * nr_members] = all[i].e->acc_period;
+		}
+		for (size_t k = 0; k < n - n_lead; k++) {
+			const struct row *w = &rows[idx[k]];
+			for (size_t i = 0; i < m; i++)
+				if (!collapse_cmp(&all[i], w)) {
+					unsigned mb = w->member;
+					all[i].vals[2 * mb] += w->e->period;
+					all[i].vals[2 * mb + 1] += w->e->count;
+					all[i].vals[2 * nr_members + mb] += w->e->acc_period;
+					break;
+				}
+		}
+		sort_ctx = NULL;
+		free(lead);
+		free(rows);
+		rows = all;
+	} else {
+		for (size_t i = 0; i < m; i++) {
+			rows[i].vals = vals + i * 3;
+			rows[i].vals[0] = rows[i].e->period;
+			rows[i].vals[1] = rows[i].e->count;
+			rows[i].vals[2] = rows[i].e->acc_period;
+		}
+	}
+	for (size_t i = 0; i < m; i++) {
+		rows[i].period = rows[i].vals[0];
+		rows[i].count = rows[i].vals[1];
+		rows[i].acc_period = rows[i].vals[2 * nr_members];
+		rows[i].accs = rows[i].vals + 2 * nr_members;
+	}
+	size_t got;
+	if (replay_trees_from(r, rows, n_lead, m, nr_members, out, &got)) {
+		free(rows);
+		free(out);
+		free(vals);
+		free(idx);
+		return NULL;
+	}
+	free(rows);
+	free(idx);
+	*nr = got;
+	*vals_out = vals;
+	return out;
 }
 
 /* ---- formatting --------------------------------------------------------- */
@@ -217,13 +556,14 @@ static int format_cell(char *buf, size_t size, int k, const struct row *w, int w
 	}
 	case K_CPU:
 		return snprintf(buf, size, "%*.*d", width, 3, (int)w->cpu);
+	case K_PARENT:
+		return snprintf(buf, size, "%-*.*s", width, width, w->parent ? w->parent : "[other]");
 	}
 	return 0;
 }
 
 static size_t natural_width(int k, const struct row *w)
 {
-	char buf[512];
 	switch (k) {
 	case K_COMM:
 		return strlen(w->comm);
@@ -234,33 +574,42 @@ static size_t natural_width(int k, const struct row *w)
 		return w->dso ? strlen(w->dso->short_name) : 0;
 	case K_SYM:
 		return w->sym ? strlen(w->sym->name) + 4 : UNRESOLVED_WIDTH + 6;
-	case K_CPU:
-		return (size_t)snprintf(buf, sizeof(buf), "%.*d", 3, (int)w->cpu);
+	case K_CPU: /* perf: always 3, whatever the value */
+		return 3;
+	case K_PARENT:
+		return w->parent ? strlen(w->parent) : 0;
 	default:
 		return 0;
 	}
 }
 
+/* With --children, perf calls the overhead column "Self". */
+static _Thread_local bool header_self;
+
 static const char *col_header(int k)
 {
-	static const char *const h[] = {"Overhead", "Samples", "Period", "Command", "Pid:Command",
-					"Tid:Command", "Shared Object", "Symbol", "CPU"};
-	return h[k];
+	static const char *const h[] = {"Overhead",        "Samples",       "Period",
+					"Command",         "    Pid:Command", "    Tid:Command",
+					"Shared Object",   "Symbol",        "CPU",
+					"Parent symbol",   "Children"};
+	return k == K_OVERHEAD && header_self ? "Self" : h[k];
 }
 
 static int base_width(int k)
 {
+	if (k == K_OVERHEAD || k == K_CHILDREN)
+		return 8;
 	return k == K_SAMPLE || k == K_PERIOD ? 12 : (int)strlen(col_header(k));
 }
 
 static bool right_aligned(int k)
 {
-	return k == K_OVERHEAD || k == K_SAMPLE || k == K_PERIOD;
+	return k == K_OVERHEAD || k == K_SAMPLE || k == K_PERIOD || k == K_CHILDREN;
 }
 
 static bool key_is_sort(int k)
 {
-	return k >= K_COMM;
+	return k >= K_COMM && k != K_CHILDREN;
 }
 
 static char **filter_for(const struct pa_report *r, int k, size_t *n)
@@ -332,7 +681,9 @@ static size_t format_values(char *buf, size_t size, int k, const struct row *w, 
 	for (unsigned m = 0; m < nr && n < size; m++) {
 		uint64_t period = w->vals[2 * m], count = w->vals[2 * m + 1];
 		double t = (double)totals[m];
-		if (k == K_OVERHEAD)
+		if (k == K_CHILDREN)
+			period = w->accs ? w->accs[m] : m ? 0 : w->acc_period;
+		if (k == K_OVERHEAD || k == K_CHILDREN)
 			n += (size_t)snprintf(buf + n, size - n, "%*.2f%%", each - 1,
 					      t > 0 ? 100.0 * (double)period / t : 0.0);
 		else
@@ -397,7 +748,8 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 {
 	size_t nr;
 	uint64_t *vals;
-	struct row *rows = build_rows(r, g->first, g->nr, &nr, &vals);
+	struct row *rows = r->cgs ? build_cg_rows(r, g->first, g->nr, &nr, &vals)
+				  : build_rows(r, g->first, g->nr, &nr, &vals);
 	if (!rows)
 		return -ENOMEM;
 	uint64_t totals[64];
@@ -432,8 +784,10 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 	for (unsigned c = 0; c < r->nr_cols; c++)
 		if (!elide[c])
 			last = c;
+	bool children = r->cgs && r->cg.children;
 	for (size_t i = 0; i < nr; i++) {
-		double pct = totals[0] ? 100.0 * (double)rows[i].period / (double)totals[0] : 0;
+		uint64_t v = children ? rows[i].acc_period : rows[i].period;
+		double pct = totals[0] ? 100.0 * (double)v / (double)totals[0] : 0;
 		if (r->opts.percent_limit > 0 && pct < r->opts.percent_limit)
 			continue;
 		char line[4096];
@@ -452,6 +806,12 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 							 &rows[i], width[c], 0, c == last);
 		}
 		fprintf(out, "%s\n", line);
+		if (r->cgs && rows[i].e &&
+		    pa_cg_print_chain(r, out, rows[i].e, r->total_period[g->first], v)) {
+			free(vals);
+			free(rows);
+			return -ENOMEM;
+		}
 	}
 	fprintf(out, "\n\n");
 	free(vals);
@@ -485,6 +845,9 @@ static size_t make_groups(struct pa_report *r, struct group *gs, size_t max)
 int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err)
 {
 	bool elide[16];
+	if (r->chains && pa_cg_build(r))
+		return pa_err_set(err, -ENOMEM, "out of memory");
+	header_self = r->cgs && r->cg.children;
 	compute_elide(r, elide);
 	if (!r->opts.quiet)
 		fprintf(out, "# To display the perf.data header info, please use "

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum key { K_OVERHEAD, K_SAMPLE, K_PERIOD, K_COMM, K_PID, K_TID, K_DSO, K_SYM, K_CPU };
-
-/* One table of keys: name, header, and how perf aligns it. */
+/* One table of keys: name, header, and whether it is a sort key. */
 static const struct key_desc {
 	const char *name;
 	const char *header;
@@ -23,6 +21,8 @@ static const struct key_desc {
 	[K_DSO] = {"dso", "Shared Object", true},
 	[K_SYM] = {"sym", "Symbol", true},
 	[K_CPU] = {"cpu", "CPU", true},
+	[K_PARENT] = {"parent", "Parent symbol", true},
+	[K_CHILDREN] = {"overhead_children", "Children", false},
 };
 
 static int find_key(const char *name, size_t n)
@@ -32,6 +32,8 @@ static int find_key(const char *name, size_t n)
 			return (int)i;
 	if (n == 6 && !strncmp(name, "symbol", 6))
 		return K_SYM;
+	if (n == 8 && !strncmp(name, "children", 8))
+		return K_CHILDREN;
 	return -1;
 }
 
@@ -143,6 +145,93 @@ static int parse_time(struct pa_report *r, const char *s, struct pa_err *err)
 	return 0;
 }
 
+static int compile_re(regex_t *re, bool *has, const char *pattern, const char *what,
+		      struct pa_err *err)
+{
+	/* perf compiles these as POSIX extended regexps without REG_NOSUB
+	 * flags that would change matching; so does pa */
+	if (regcomp(re, pattern, REG_EXTENDED))
+		return pa_err_set(err, PA_ERR_USAGE, "bad %s regex '%s'", what, pattern);
+	*has = true;
+	return 0;
+}
+
+/* perf's -g argument: print_type,threshold[,print_limit],order,sort_key,value
+ * in any order; each word may be abbreviated; "none" turns graphs off. */
+static bool word_is(const char *tok, const char *word)
+{
+	return *tok && !strncmp(tok, word, strlen(tok));
+}
+
+static int parse_call_graph(struct pa_report *r, struct pa_err *err)
+{
+	struct cg_params *p = &r->cg;
+	bool order_set = false, minpcnt_set = false;
+	p->mode = CG_GRAPH;
+	p->min_percent = 0.5;
+	p->value = CG_PERCENT;
+	p->children = r->opts.children;
+	p->max_stack = r->opts.max_stack > 0 ? r->opts.max_stack : 127;
+	const char *s = r->opts.call_graph;
+	while (s && *s) {
+		size_t n = strcspn(s, ",");
+		char tok[64];
+		if (n >= sizeof(tok))
+			return pa_err_set(err, PA_ERR_USAGE, "bad -g argument '%s'", r->opts.call_graph);
+		memcpy(tok, s, n);
+		tok[n] = 0;
+		s += n + (s[n] == ',');
+		if (!n)
+			continue;
+		if (word_is(tok, "none")) {
+			p->mode = CG_NONE;
+			break;
+		}
+		if (word_is(tok, "graph"))
+			p->mode = CG_GRAPH;
+		else if (word_is(tok, "flat"))
+			p->mode = CG_FLAT;
+		else if (word_is(tok, "fractal"))
+			p->mode = CG_FRACTAL;
+		else if (word_is(tok, "folded"))
+			p->mode = CG_FOLDED;
+		else if (word_is(tok, "caller"))
+			p->caller = order_set = true;
+		else if (word_is(tok, "callee"))
+			p->caller = false, order_set = true;
+		else if (word_is(tok, "function"))
+			p->address_key = false;
+		else if (word_is(tok, "address"))
+			p->address_key = true;
+		else if (word_is(tok, "percent"))
+			p->value = CG_PERCENT;
+		else if (word_is(tok, "period"))
+			p->value = CG_PERIOD;
+		else if (word_is(tok, "count"))
+			p->value = CG_COUNT;
+		else {
+			char *end;
+			double v = strtod(tok, &end);
+			if (end == tok)
+				return pa_err_set(err, PA_ERR_USAGE, "bad -g argument '%s'", tok);
+			if (!minpcnt_set) {
+				p->min_percent = v;
+				minpcnt_set = true;
+			} else {
+				p->print_limit = (uint32_t)strtoul(tok, NULL, 0);
+			}
+		}
+	}
+	if (r->opts.has_call_graph_threshold)
+		p->min_percent = r->opts.call_graph_threshold;
+	/* perf report: with --children, callers first unless told */
+	if (!order_set)
+		p->caller = p->children;
+	/* the graph does not repeat the row's symbol when --sort starts with it */
+	p->skip_first = !r->opts.fields && r->opts.sort && !strncmp(r->opts.sort, "sym", 3);
+	return 0;
+}
+
 struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opts *opts,
 				struct pa_err *err)
 {
@@ -160,9 +249,25 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 	if (r->opts.fields) {
 		ret = parse_keys(r, r->opts.fields, true, err);
 	} else {
+		if (r->opts.children)
+			r->cols[r->nr_cols++] = K_CHILDREN;
 		r->cols[r->nr_cols++] = K_OVERHEAD;
 		ret = parse_keys(r, r->opts.sort ? r->opts.sort : "comm,dso,sym", false, err);
 	}
+	if (!ret && r->opts.parent) {
+		/* like perf, --parent adds the parent column when missing */
+		bool have = false;
+		for (unsigned i = 0; i < r->nr_keys; i++)
+			have |= r->keys[i] == K_PARENT;
+		if (!have && r->nr_cols < PA_ARRAY_SIZE(r->cols) && r->nr_keys < PA_ARRAY_SIZE(r->keys)) {
+			r->cols[r->nr_cols++] = K_PARENT;
+			r->keys[r->nr_keys++] = K_PARENT;
+		}
+	}
+	if (!ret && !r->opts.parent)
+		for (unsigned i = 0; i < r->nr_keys; i++)
+			if (r->keys[i] == K_PARENT)
+				r->opts.parent = "^sys_|^do_page_fault"; /* perf's default */
 	if (!ret)
 		ret = split_list(&r->arena, r->opts.dsos, &r->dso_filter, &r->nr_dso_filter);
 	if (!ret)
@@ -179,6 +284,19 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 		ret = parse_cpus(r, r->opts.cpus, err);
 	if (!ret)
 		ret = parse_time(r, r->opts.time, err);
+	if (!ret)
+		ret = split_list(&r->arena, r->opts.events, &r->event_filter, &r->nr_event_filter);
+	if (!ret)
+		ret = parse_call_graph(r, err);
+	if (!ret && r->opts.parent)
+		ret = compile_re(&r->parent_re, &r->has_parent_re, r->opts.parent, "--parent", err);
+	if (!ret && r->opts.ignore_callees)
+		ret = compile_re(&r->ignore_re, &r->has_ignore_re, r->opts.ignore_callees,
+				 "--ignore-callees", err);
+	if (!ret && r->opts.trim_frames)
+		ret = compile_re(&r->trim_re, &r->has_trim_re, r->opts.trim_frames, "--trim-frames",
+				 err);
+	r->chains = r->opts.callchain;
 	struct pa_finder_opts fo = {.sz = sizeof(fo),
 				    .symfs = r->opts.symfs,
 				    .buildid_dir = r->opts.buildid_dir};
@@ -208,6 +326,18 @@ void pa_report_free(struct pa_report *r)
 	free(r->bucket_table);
 	free(r->total_period);
 	free(r->total_samples);
+	pa_stream_free(r);
+	free(r->snodes);
+	free(r->snode_table);
+	free(r->frames);
+	free(r->event_ok);
+	pa_cg_free(r);
+	if (r->has_parent_re)
+		regfree(&r->parent_re);
+	if (r->has_ignore_re)
+		regfree(&r->ignore_re);
+	if (r->has_trim_re)
+		regfree(&r->trim_re);
 	pa_finder_free(r->finder);
 	pa_arena_release(&r->arena);
 	free(r);
@@ -215,13 +345,14 @@ void pa_report_free(struct pa_report *r)
 
 /* ---- interning ---------------------------------------------------------- */
 
-static uint64_t loc_hash(const struct pa_dso *d, uint64_t addr, char level)
+static uint64_t loc_hash(const struct pa_dso *d, uint64_t addr, uint64_t ip, char level)
 {
-	return pa_hash64(addr ^ ((uint64_t)(d ? d->idx + 1 : 0) << 40) ^ ((uint64_t)(uint8_t)level << 56));
+	return pa_hash64(addr ^ ((uint64_t)(d ? d->idx + 1 : 0) << 40) ^
+			 ((uint64_t)(uint8_t)level << 56) ^ pa_hash64(ip));
 }
 
-static int table_grow(uint32_t **table, size_t *cap, size_t count, uint64_t (*hash)(void *, uint32_t),
-		      void *ctx)
+int pa_report_table_grow(uint32_t **table, size_t *cap, size_t count,
+			 uint64_t (*hash)(void *, uint32_t), void *ctx)
 {
 	if ((count + 1) * 2 < *cap)
 		return 0;
@@ -243,20 +374,22 @@ static int table_grow(uint32_t **table, size_t *cap, size_t count, uint64_t (*ha
 	return 0;
 }
 
-static uint64_t loc_hash_idx(void *ctx, uint32_t i)
+uint64_t pa_report_table_hash_loc(void *ctx, uint32_t i)
 {
 	const struct loc *l = &((struct pa_report *)ctx)->locs[i];
-	return loc_hash(l->dso, l->addr, l->level);
+	return loc_hash(l->dso, l->addr, l->ip, l->level);
 }
 
-static int intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, char level, uint32_t *out)
+int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
+			 char level, bool kernel, uint32_t *out)
 {
-	if (table_grow(&r->loc_table, &r->loc_table_cap, r->nr_locs, loc_hash_idx, r))
+	if (pa_report_table_grow(&r->loc_table, &r->loc_table_cap, r->nr_locs,
+				 pa_report_table_hash_loc, r))
 		return -ENOMEM;
-	size_t j = loc_hash(d, addr, level) & (r->loc_table_cap - 1);
+	size_t j = loc_hash(d, addr, ip, level) & (r->loc_table_cap - 1);
 	for (; r->loc_table[j]; j = (j + 1) & (r->loc_table_cap - 1)) {
 		const struct loc *l = &r->locs[r->loc_table[j] - 1];
-		if (l->dso == d && l->addr == addr && l->level == level) {
+		if (l->dso == d && l->addr == addr && l->ip == ip && l->level == level) {
 			*out = r->loc_table[j] - 1;
 			return 0;
 		}
@@ -269,41 +402,61 @@ static int intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, char
 		r->locs = p;
 		r->cap_locs = cap;
 	}
-	r->locs[r->nr_locs] = (struct loc){.dso = d, .addr = addr, .level = level};
+	r->locs[r->nr_locs] =
+		(struct loc){.dso = d, .addr = addr, .ip = ip, .level = level, .kernel = kernel};
 	r->loc_table[j] = (uint32_t)++r->nr_locs;
 	*out = (uint32_t)(r->nr_locs - 1);
 	return 0;
 }
 
 static uint64_t bucket_hash(unsigned evsel, const void *thread, const char *comm, uint32_t cpu,
-			    uint32_t loc)
+			    uint32_t loc, uint32_t stack)
 {
 	uint64_t h = pa_hash64((uint64_t)(uintptr_t)thread ^ ((uint64_t)evsel << 48));
-	h = pa_hash64(h ^ (uint64_t)(uintptr_t)comm);
+	h = pa_hash64(h ^ (uint64_t)(uintptr_t)comm ^ ((uint64_t)stack << 20));
 	return pa_hash64(h ^ ((uint64_t)cpu << 32 | loc));
 }
 
-static uint64_t bucket_hash_idx(void *ctx, uint32_t i)
+static int bucket_table_grow(struct pa_report *r)
 {
-	const struct bucket *b = &((struct pa_report *)ctx)->buckets[i];
-	return bucket_hash(b->evsel, b->thread, b->comm, b->cpu, b->loc);
+	size_t ncap = r->bucket_table_cap ? 2 * r->bucket_table_cap : 4096;
+	struct bucket_slot *t = calloc(ncap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_buckets; i++) {
+		const struct bucket *b = &r->buckets[i];
+		uint64_t h = bucket_hash(b->evsel, b->thread, b->comm, b->cpu, b->loc, b->stack);
+		size_t j = h & (ncap - 1);
+		while (t[j].id)
+			j = (j + 1) & (ncap - 1);
+		t[j] = (struct bucket_slot){(uint32_t)(h >> 32), (uint32_t)i + 1};
+	}
+	free(r->bucket_table);
+	r->bucket_table = t;
+	r->bucket_table_cap = ncap;
+	return 0;
 }
 
 /* Returns the bucket index through *out. */
-static int add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *t, uint32_t cpu,
-			 uint32_t loc, uint64_t period, uint32_t *out)
+int pa_report_add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *t,
+			    const char *comm, uint32_t cpu, uint32_t loc, uint32_t stack,
+			    bool filtered, uint64_t period, uint64_t count, uint32_t *out)
 {
-	const char *comm = pa_thread_comm(t);
-	if (table_grow(&r->bucket_table, &r->bucket_table_cap, r->nr_buckets, bucket_hash_idx, r))
+	if ((r->nr_buckets + 1) * 3 >= r->bucket_table_cap * 2 && bucket_table_grow(r))
 		return -ENOMEM;
-	size_t j = bucket_hash(evsel, t, comm, cpu, loc) & (r->bucket_table_cap - 1);
-	for (; r->bucket_table[j]; j = (j + 1) & (r->bucket_table_cap - 1)) {
-		struct bucket *b = &r->buckets[r->bucket_table[j] - 1];
+	uint64_t h = bucket_hash(evsel, t, comm, cpu, loc, stack);
+	uint32_t tag = (uint32_t)(h >> 32);
+	size_t mask = r->bucket_table_cap - 1;
+	size_t j = h & mask;
+	for (; r->bucket_table[j].id; j = (j + 1) & mask) {
+		if (r->bucket_table[j].tag != tag)
+			continue;
+		struct bucket *b = &r->buckets[r->bucket_table[j].id - 1];
 		if (b->evsel == evsel && b->thread == t && b->comm == comm && b->cpu == cpu &&
-		    b->loc == loc) {
+		    b->loc == loc && b->stack == stack) {
 			b->period += period;
-			b->count++;
-			*out = r->bucket_table[j] - 1;
+			b->count += count;
+			*out = r->bucket_table[j].id - 1;
 			return 0;
 		}
 	}
@@ -315,8 +468,16 @@ static int add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *
 		r->buckets = p;
 		r->cap_buckets = cap;
 	}
-	r->buckets[r->nr_buckets] = (struct bucket){evsel, t, comm, cpu, loc, period, 1};
-	r->bucket_table[j] = (uint32_t)++r->nr_buckets;
+	r->buckets[r->nr_buckets] = (struct bucket){.evsel = (uint16_t)evsel,
+						    .thread = t,
+						    .comm = comm,
+						    .cpu = cpu,
+						    .loc = loc,
+						    .stack = stack,
+						    .filtered = filtered,
+						    .period = period,
+						    .count = count};
+	r->bucket_table[j] = (struct bucket_slot){tag, (uint32_t)++r->nr_buckets};
 	*out = (uint32_t)(r->nr_buckets - 1);
 	return 0;
 }
@@ -364,6 +525,48 @@ static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *e
 	return &r->fast[h & (FAST_SLOTS - 1)];
 }
 
+bool pa_report_sample_filtered(struct pa_report *r, struct pa_thread *t, const char *comm,
+			       const struct pa_addr_loc *al)
+{
+	if (r->nr_pid_filter && !in_list(r->pid_filter, r->nr_pid_filter, pa_thread_pid(t)))
+		return true;
+	if (r->nr_tid_filter && !in_list(r->tid_filter, r->nr_tid_filter, pa_thread_tid(t)))
+		return true;
+	if (r->nr_comm_filter && !name_in(r->comm_filter, r->nr_comm_filter, comm, NULL))
+		return true;
+	if (r->nr_dso_filter &&
+	    (!al->map ||
+	     !name_in(r->dso_filter, r->nr_dso_filter, al->dso->short_name, al->dso->long_name)))
+		return true;
+	return false;
+}
+
+static bool event_selected(struct pa_report *r, const struct pa_event *ev, unsigned e)
+{
+	if (!r->nr_event_filter)
+		return true;
+	if (e < r->nr_event_ok && r->event_ok[e])
+		return r->event_ok[e] == 1;
+	const char *name = ev->evsel && ev->evsel->name ? ev->evsel->name : "";
+	bool ok = false;
+	for (size_t i = 0; i < r->nr_event_filter && !ok; i++) {
+		const char *want = r->event_filter[i];
+		size_t n = strlen(want);
+		/* the full name, or the name without its modifiers (cycles:u) */
+		ok = !strcmp(name, want) || (!strncmp(name, want, n) && name[n] == ':');
+	}
+	if (e >= r->nr_event_ok) {
+		uint8_t *p = realloc(r->event_ok, e + 1);
+		if (!p)
+			return ok;
+		memset(p + r->nr_event_ok, 0, e + 1 - r->nr_event_ok);
+		r->event_ok = p;
+		r->nr_event_ok = e + 1;
+	}
+	r->event_ok[e] = ok ? 1 : 2;
+	return ok;
+}
+
 static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 		     struct pa_thread *t, const struct pa_addr_loc *al)
 {
@@ -371,6 +574,8 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	unsigned e = ev->evsel ? ev->evsel->idx : 0;
 	if (e >= r->nr_evsels && grow_totals(r, e + 1))
 		return -ENOMEM;
+	if (!event_selected(r, ev, e))
+		return 0;
 	uint64_t period = (ev->sample.type & PA_SAMPLE_PERIOD) ? ev->sample.period : 1;
 	/* Like perf, --cpu and --time drop samples before anything counts
 	 * them; the other filters only hide rows (absolute percentages). */
@@ -383,6 +588,8 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 		return 0;
 	r->total_period[e] += period;
 	r->total_samples[e]++;
+	if (r->chains)
+		return pa_stream_sample(r, s, ev, t, al, e, cpu, period);
 
 	const char *comm = pa_thread_comm(t);
 	uint32_t evsel_mode = (uint32_t)e << 8 | (ev->misc & PA_MISC_CPUMODE_MASK);
@@ -397,25 +604,15 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 		return 0;
 	}
 	uint32_t bucket = UINT32_MAX;
-	bool keep = true;
-	if (r->nr_pid_filter && !in_list(r->pid_filter, r->nr_pid_filter, pa_thread_pid(t)))
-		keep = false;
-	if (keep && r->nr_tid_filter &&
-	    !in_list(r->tid_filter, r->nr_tid_filter, pa_thread_tid(t)))
-		keep = false;
-	if (keep && r->nr_comm_filter && !name_in(r->comm_filter, r->nr_comm_filter, comm, NULL))
-		keep = false;
 	bool found = al->map != NULL;
-	if (keep && r->nr_dso_filter &&
-	    (!found ||
-	     !name_in(r->dso_filter, r->nr_dso_filter, al->dso->short_name, al->dso->long_name)))
-		keep = false;
-	if (keep) {
+	if (!pa_report_sample_filtered(r, t, comm, al)) {
 		uint32_t loc;
-		if (intern_loc(r, found ? al->dso : NULL, found ? al->addr : ev->sample.ip,
-			       al->level, &loc) ||
-		    add_to_bucket(r, e, t, cpu, loc, period, &bucket))
+		if (pa_report_intern_loc(r, found ? al->dso : NULL, found ? al->addr : ev->sample.ip,
+					 0, al->level, al->cpumode == PA_MISC_KERNEL, &loc) ||
+		    pa_report_add_to_bucket(r, e, t, comm, cpu, loc, 0, false, period, 1, &bucket))
 			return -ENOMEM;
+		if (r->first_evsel < 0)
+			r->first_evsel = (int)e;
 	}
 	*fs = (struct fast_slot){.ip = ev->sample.ip,
 				 .generation = gen,
@@ -428,9 +625,44 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	return 0;
 }
 
+/* Kernel addresses no map covered: perf, reading the running kernel's
+ * /proc/kcore, still finds them in [kernel.kallsyms] (e.g. the init text
+ * of idle stacks). Only for the running kernel, like perf. */
+static void resolve_kcore(struct pa_report *r)
+{
+	struct pa_dso *k = NULL;
+	for (unsigned i = 0; i < pa_session_nr_dsos(r->session) && !k; i++)
+		if (pa_session_dso(r->session, i)->kind == PA_DSO_KERNEL &&
+		    pa_session_machine(r->session, 0) == pa_session_dso(r->session, i)->machine)
+			k = pa_session_dso(r->session, i);
+	if (!k)
+		return;
+	bool any = false;
+	for (size_t i = 0; i < r->nr_locs && !any; i++)
+		any = !r->locs[i].dso && r->locs[i].level == 'k';
+	if (!any || !pa_report_dso_syms(r, k)->live)
+		return;
+	for (size_t i = 0; i < r->nr_locs; i++) {
+		struct loc *l = &r->locs[i];
+		if (l->dso || l->level != 'k')
+			continue;
+		const struct pa_sym *sym = pa_report_lookup(r, k, l->addr);
+		if (sym) {
+			l->dso = k;
+			l->sym = sym;
+			k->hit = true;
+		}
+	}
+}
+
 int pa_report_run(struct pa_report *r, struct pa_err *err)
 {
 	struct pa_file *f = pa_session_file(r->session);
+	r->first_evsel = -1;
+	for (unsigned i = 0; i < r->nr_keys; i++)
+		r->need_cpu |= r->keys[i] == K_CPU;
+	if (r->chains && pa_stream_start(r))
+		return pa_err_set(err, -ENOMEM, "out of memory");
 	r->fast = calloc(FAST_SLOTS, sizeof(*r->fast));
 	if (!r->fast || grow_totals(r, pa_file_nr_evsels(f) + 1))
 		return pa_err_set(err, -ENOMEM, "out of memory");
@@ -440,6 +672,9 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 				return pa_err_set(err, PA_ERR_USAGE,
 						  "--cpu needs samples that record the cpu");
 	int ret = pa_session_process(r->session, on_sample, r, err);
+	int sret = r->chains ? pa_stream_finish(r) : 0;
+	if (!ret && sret)
+		ret = sret;
 	if (ret == PA_ERR_USAGE)
 		return pa_err_set(err, PA_ERR_USAGE, "--cpu needs samples that record the cpu");
 	if (ret == -ENOMEM)
@@ -452,6 +687,27 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->nr_locs; i++)
 		r->locs[i].sym = pa_report_lookup(r, r->locs[i].dso, r->locs[i].addr);
+	resolve_kcore(r);
+	/* what only the stream needed */
+	pa_stream_free(r);
+	free(r->fast);
+	free(r->bucket_table);
+	free(r->snode_table);
+	free(r->loc_table);
+	r->fast = NULL;
+	r->bucket_table = NULL;
+	r->snode_table = NULL;
+	r->loc_table = NULL;
+	r->bucket_table_cap = r->snode_table_cap = r->loc_table_cap = 0;
+	/* call-chain mode keeps filtered samples: --symbols needs the names */
+	if (r->chains && r->nr_sym_filter)
+		for (size_t i = 0; i < r->nr_buckets; i++) {
+			const struct pa_sym *sym = r->locs[r->buckets[i].loc].sym;
+			bool ok = false;
+			for (size_t k = 0; sym && k < r->nr_sym_filter && !ok; k++)
+				ok = !strcmp(sym->name, r->sym_filter[k]);
+			r->buckets[i].filtered |= !ok;
+		}
 	return 0;
 }
 

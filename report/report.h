@@ -1,13 +1,38 @@
-/* report.h - aggregation, sort keys, filters and perf report's stdio output.
+/* report.h - aggregation, sort keys, filters and perf report's stdio output,
+ * call graphs (--children, -g), and unique stacks (pa folded, flame graphs).
  *
  * Invariants: samples are aggregated as they stream by into buckets keyed
- * by (event, thread, cpu, location); a location is a unique (DSO,
- * map-relative address, level) and is symbolized once, after the stream.
- * Rows are built from buckets by the sort keys, then ordered like perf
- * (overhead, then the keys). Comparators are pure.
+ * by (event, thread, comm, cpu, location[, stack]); a location is a unique
+ * (DSO, map-relative address, level[, raw ip]) and is symbolized once,
+ * after the stream. With call chains, each chain is a node of a stack trie
+ * (one node per unique (parent, location)); no allocation per sample. Rows
+ * and hist entries are built from buckets by the sort keys, then ordered
+ * like perf, whose rb-trees are replayed where its comparators are not
+ * orders. Comparators are pure.
  *
- * Lifecycle: pa_report_new() -> pa_report_run() -> pa_report_print() ->
- * pa_report_free().
+ * Lifecycle: pa_report_new() -> pa_report_run() -> pa_report_print() and/or
+ * pa_report_foreach_stack() -> pa_report_free().
+ *
+ * Threads: with call chains and two or more CPUs, pa_report_run() turns
+ * records into buckets on a second thread (joined before it returns;
+ * PA_NO_THREADS in the environment keeps everything on one). The caller
+ * sees no concurrency.
+ *
+ * Limits (what perf 6.1 prints that pa does not reproduce):
+ *  - Call chains unwound from DWARF (perf record --call-graph dwarf): pa
+ *    shows the recorded chain only (no user-space unwinding).
+ *  - Branch stacks (-b, --call-graph lbr), -g srcline/address keys with
+ *    source lines, --branch-history, --hierarchy, -x.
+ *  - Sort keys with sym but not dso on data where DSOs have both resolved
+ *    and unresolved addresses: perf's comparator is not an order there,
+ *    and perf may split one symbol over two rows, depending on the order
+ *    samples come; pa keeps one row. (Call graphs are exact there: pa
+ *    rebuilds perf's own tree chain by chain when siblings mix.)
+ *  - perf's "[...] (inlined)" in fractal graphs: perf reads an
+ *    uninitialized bit there; pa prints "[...]".
+ *  - DSO order among siblings of equal period follows perf's heap
+ *    addresses of DSO objects; pa uses their order of creation, which is
+ *    what those addresses give in practice.
  */
 #ifndef PA_REPORT_H
 #define PA_REPORT_H
@@ -18,7 +43,7 @@
 
 struct pa_report_opts {
 	size_t sz;
-	const char *sort;   /* comma list of comm,pid,tid,dso,sym,cpu; default comm,dso,sym */
+	const char *sort;   /* comma list of comm,pid,tid,dso,sym,cpu,parent; default comm,dso,sym */
 	const char *fields; /* -F: overhead,sample,period plus sort keys */
 	const char *dsos, *comms, *symbols; /* comma lists (filters) */
 	const char *pids, *tids, *cpus;     /* comma lists of numbers / cpu ranges */
@@ -30,6 +55,41 @@ struct pa_report_opts {
 	const char *symfs, *buildid_dir;
 	const char *kallsyms; /* --kallsyms FILE */
 	bool use_local_kernel_anyway; /* never set by default */
+
+	/* ---- call chains (perf report -g, --children) ----
+	 * Any of these needs a session made with no_callchains = false. */
+	bool callchain;       /* keep call chains: stack trie, call graphs, stacks */
+	bool children;        /* --children: Children + Self columns (accumulated) */
+	/* -g's argument, perf's syntax: print type graph|flat|fractal|folded|none,
+	 * threshold, print limit, caller|callee, function|address,
+	 * percent|period|count, in any order, words abbreviable. NULL: perf's
+	 * defaults (graph, 0.5, callee order, or caller with children). */
+	const char *call_graph;
+	int max_stack;        /* --max-stack; 0 means perf's default (127) */
+	const char *ignore_callees; /* --ignore-callees REGEX (POSIX extended) */
+	const char *parent;   /* --parent REGEX (adds the "parent" sort key) */
+	const char *events;   /* NAME,...: only samples of these events (a name
+			       * matches with or without its ":modifiers") */
+	/* The call-graph threshold when it was set after -g (perf lets
+	 * --percent-limit set it too; the last one given wins). */
+	double call_graph_threshold;
+	bool has_call_graph_threshold;
+
+	/* ---- stacks (pa folded, pa flamegraph; see pa_report_foreach_stack) ---- */
+	bool stack_pid;       /* process frame "comm-PID" */
+	bool stack_tid;       /* process frame "comm-PID/TID" */
+	bool include_idle;    /* keep samples of the idle task (pid 0, "swapper") */
+	bool user_only;       /* -U: user frames only (stacks without any: dropped) */
+	bool kernel_only;     /* -K: kernel frames only (likewise) */
+	/* Kernel frames, for all of these, are stackcollapse-perf.pl's: DSO
+	 * names in brackets ([kernel.kallsyms], modules, but also [vdso]) or
+	 * ending in "vmlinux"; JIT frames: /tmp/perf-PID.map. */
+	bool annotate_kernel; /* suffix "_[k]" on kernel frames */
+	bool annotate_jit;    /* suffix "_[j]" on JIT frames */
+	bool delimiter;       /* a "-" frame between user frames and kernel frames */
+	/* REGEX (POSIX extended): drop the leaf-side frames that match, from
+	 * the leaf until one does not (a recorder's own frames) */
+	const char *trim_frames;
 };
 
 struct pa_report;
@@ -44,6 +104,75 @@ int pa_report_run(struct pa_report *r, struct pa_err *err);
 
 /* Write perf report --stdio output to out. */
 int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err);
+
+/* ---- Stacks: one call per unique stack (pa folded, pa flame graphs) -----
+ *
+ * Set opts.callchain (and create the session with no_callchains = false),
+ * run the report, then iterate. Each call gives one unique stack exactly as
+ * `pa folded` prints it, i.e. as `perf script | stackcollapse-perf.pl`
+ * would: the process frame, then frames from the outermost caller (e.g.
+ * __libc_start_call_main, or the kernel entry for kernel-only stacks) to
+ * the leaf (the sampled ip, perf's first call-chain entry). Stacks are
+ * merged when their process frame and frame names are equal (addresses in
+ * the same function merge), with stackcollapse-perf.pl's naming rules:
+ * no "+0x..." offsets, everything from the first '(' cut (except a Go
+ * method's or "(anonymous namespace)"), ';' becomes ':', quotes removed,
+ * an address without a symbol in a known DSO is "[libfoo.so]" ("[" + the
+ * DSO file's name + "]"), with no DSO "[unknown]"; a java process loses
+ * the 'L' of "Lpkg/Class;". Call chains are resolved like perf's
+ * (PERF_CONTEXT_* markers switch the cpumode and are not frames, an
+ * unknown marker empties the chain) and cut to max_stack entries from the
+ * leaf, like perf script's --max-stack.
+ *
+ * Filters: comms, dsos (of the sampled ip), pids, tids, cpus, time and
+ * events apply. Without opts.events only the event of the first sample
+ * counts, as stackcollapse-perf.pl keeps the first event type it sees.
+ * Without include_idle, samples of the idle task (pid 0) are left out.
+ * Then stack_pid/stack_tid, user_only/kernel_only, annotate_*, delimiter
+ * and trim_frames shape the frames.
+ *
+ * Order: stacks come in byte order of their folded line (what `sort` with
+ * LC_ALL=C gives, what stackcollapse prints), so output is deterministic.
+ * Each stack is reported once; count and period are its sums.
+ *
+ * Frames and strings are owned by the report: names, DSO names and the
+ * process name stay valid until pa_report_free(); the frames array only
+ * during the callback. Cost: a walk over the unique stacks (not samples). */
+enum pa_frame_kind {
+	/* by stackcollapse-perf.pl's rule on the DSO name (see annotate_kernel) */
+	PA_FRAME_USER,   /* executables, libraries, no DSO */
+	PA_FRAME_KERNEL, /* [kernel.kallsyms], modules, [vdso], ...vmlinux */
+	PA_FRAME_JIT,    /* JIT code symbolized from /tmp/perf-PID.map */
+	PA_FRAME_DELIM,  /* the "-" frame of opts.delimiter */
+};
+
+struct pa_frame {
+	const char *name; /* text of the frame in folded output (incl. _[k]/_[j]) */
+	const char *dso;  /* DSO short name: "libc.so.6", "[kernel.kallsyms]",
+			   * "[unknown]" when no map covered the address */
+	enum pa_frame_kind kind;
+	/* a later part of a "caller->callee" name (stackcollapse's inline
+	 * split, name ends in "_[i]"); perf 6.1 does not write those for
+	 * frame-pointer chains, so this is rarely set */
+	bool inlined;
+};
+
+struct pa_stack {
+	const char *process; /* the process frame: comm with ' ' as '_'
+			      * (plus "-PID" or "-PID/TID" with stack_pid/tid) */
+	const char *comm;    /* the comm at sample time, unchanged */
+	int32_t pid, tid;    /* of the first sample seen with this stack */
+	const struct pa_frame *frames; /* [0] outermost .. [nr_frames-1] leaf */
+	uint32_t nr_frames;
+	uint64_t count;  /* samples */
+	uint64_t period; /* sum of their periods */
+};
+
+/* Return non-zero from fn to stop; that value is returned. */
+typedef int (*pa_report_stack_fn)(void *ctx, const struct pa_stack *st);
+/* Returns 0, fn's non-zero value, or a negative error (-ENOMEM; -EINVAL if
+ * the report was not made with opts.callchain). */
+int pa_report_foreach_stack(struct pa_report *r, pa_report_stack_fn fn, void *ctx);
 
 /* Why a DSO with samples has no symbols: one call per such DSO. */
 typedef void (*pa_report_dso_note_fn)(void *ctx, const struct pa_dso *dso, const char *why);

@@ -66,10 +66,20 @@ static void load_kernel(struct pa_report *r, const struct pa_dso *d, struct dso_
 	struct pa_sym_opts so = {.sz = sizeof(so), .demangle = !r->opts.no_demangle};
 	ds->tab = pa_symtab_load_kallsyms(path, &so, &err);
 	free(path);
-	if (!ds->tab)
+	if (!ds->tab) {
 		dso_fail(ds, "kallsyms unreadable");
-	else
-		ds->state = 1;
+		return;
+	}
+	ds->state = 1;
+	/* perf reads the running kernel through /proc/kcore, whose maps also
+	 * cover what lies past the recorded kernel map (init text) */
+	if (!r->opts.kallsyms && d->build_id_size) {
+		struct pa_buildid run = {0};
+		struct pa_err e2 = {0};
+		ds->live = !pa_buildid_running_kernel(NULL, &run, &e2) &&
+			   run.size == d->build_id_size &&
+			   !memcmp(run.data, d->build_id, run.size);
+	}
 }
 
 /* Our own vdso, for a recording made here that did not keep the vdso's
@@ -108,6 +118,25 @@ static bool running_vdso_id(struct pa_report *r, struct pa_buildid *id)
 	return true;
 }
 
+/* Separate debug info the way perf looks for it: by build-id first (the
+ * cache's "debug" file, /usr/lib/debug/.build-id, debuginfod), then the
+ * symbols layer's own debuglink search. Without the cache step an archive
+ * unpacked on another machine loses the debug file it carried. */
+static char *find_debuginfo(void *ctx, const char *main_path, const uint8_t *build_id,
+			    size_t build_id_len, const char *debuglink, uint32_t crc)
+{
+	struct pa_report *r = ctx;
+	if (build_id_len && build_id_len <= PA_BUILDID_MAX) {
+		struct pa_buildid id = {.size = (uint8_t)build_id_len};
+		char *p = NULL;
+		memcpy(id.data, build_id, build_id_len);
+		if (pa_finder_find_debug(r->finder, &id, &p) == PA_FIND_OK)
+			return p;
+	}
+	return pa_sym_find_debuginfo_default(NULL, main_path, build_id, build_id_len, debuglink,
+					     crc);
+}
+
 static void load_elf(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	char *path = NULL;
@@ -122,7 +151,10 @@ static void load_elf(struct pa_report *r, const struct pa_dso *d, struct dso_sym
 		return;
 	}
 	struct pa_err err = {0};
-	struct pa_sym_opts so = {.sz = sizeof(so), .demangle = !r->opts.no_demangle};
+	struct pa_sym_opts so = {.sz = sizeof(so),
+				 .demangle = !r->opts.no_demangle,
+				 .find_debuginfo = find_debuginfo,
+				 .find_ctx = r};
 	ds->tab = pa_symtab_load_elf(path, &so, &err);
 	free(path);
 	if (!ds->tab)
@@ -170,6 +202,9 @@ struct dso_syms *pa_report_dso_syms(struct pa_report *r, const struct pa_dso *d)
 	case PA_DSO_ANON:
 		load_perf_map(r, d, ds);
 		break;
+	case PA_DSO_JIT:
+		ds->state = 3; /* names come from the file's own JIT table */
+		break;
 	case PA_DSO_USER:
 	case PA_DSO_VDSO:
 		load_elf(r, d, ds);
@@ -186,6 +221,14 @@ const struct pa_sym *pa_report_lookup(struct pa_report *r, const struct pa_dso *
 	if (!d)
 		return NULL;
 	struct dso_syms *ds = pa_report_dso_syms(r, d);
+	if (ds->state == 3) {
+		/* one symbol per JIT address; lookups are once per location */
+		const char *name = pa_file_jit_name(pa_session_file(r->session), addr);
+		struct pa_sym *sym = name ? pa_arena_alloc(&r->arena, sizeof(*sym)) : NULL;
+		if (sym)
+			*sym = (struct pa_sym){.start = addr, .end = addr + 1, .name = name};
+		return sym;
+	}
 	if (ds->state == 2)
 		ds = ds->borrow;
 	if (ds->state <= 0 || !ds->tab)

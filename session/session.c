@@ -82,6 +82,8 @@ struct pa_session {
 	struct pa_maps *all_maps;
 	uint64_t maps_generation;
 	uint64_t nr_samples, nr_lost, nr_lost_samples, nr_unordered;
+	uint64_t maps_bytes; /* map vectors of every address space */
+	uint64_t input_pos;  /* end of the last record read: the input so far */
 	pa_session_sample_fn fn;
 	void *ctx;
 };
@@ -381,18 +383,52 @@ static struct pa_map *maps_find(struct pa_maps *ms, uint64_t addr)
 	return addr < m->end ? m : NULL;
 }
 
-static int maps_reserve(struct pa_maps *ms, size_t extra)
+uint64_t pa_session_memory(const struct pa_session *s)
+{
+	uint64_t n = s->arena.used_total + s->maps_bytes + s->capq * 2 * sizeof(*s->queue);
+	for (const struct qchunk *c = s->chunks; c; c = c->next)
+		n += c->arena.used_total;
+	return n;
+}
+
+/* The cap now (see pa_session_opts.max_memory). */
+uint64_t pa_session_memory_cap(const struct pa_session *s)
+{
+	if (s->opts.max_memory)
+		return s->opts.max_memory;
+	uint64_t max = PA_SESSION_MAX_MEMORY, base = PA_SESSION_MEMORY_BASE;
+	if (s->input_pos >= (max - base) / PA_SESSION_MEMORY_PER_BYTE)
+		return max;
+	return base + s->input_pos * PA_SESSION_MEMORY_PER_BYTE;
+}
+
+/* 0, or -PA_ERR_LIMIT when holding "more" bytes on top would pass the cap. */
+static int mem_check(const struct pa_session *s, uint64_t more)
+{
+	uint64_t cap = pa_session_memory_cap(s);
+	if (cap == UINT64_MAX)
+		return 0;
+	uint64_t used = pa_session_memory(s);
+	return used > cap || more > cap - used ? -PA_ERR_LIMIT : 0;
+}
+
+static int maps_reserve(struct pa_session *s, struct pa_maps *ms, size_t extra)
 {
 	if (ms->n + extra <= ms->cap)
 		return 0;
 	size_t cap = ms->cap ? ms->cap * 2 : 16;
 	while (cap < ms->n + extra)
 		cap *= 2;
+	uint64_t grow = (uint64_t)(cap - ms->cap) * sizeof(*ms->v);
+	int r = mem_check(s, grow);
+	if (r)
+		return r;
 	void *p = realloc(ms->v, cap * sizeof(*ms->v));
 	if (!p)
 		return -ENOMEM;
 	ms->v = p;
 	ms->cap = cap;
+	s->maps_bytes += grow;
 	return 0;
 }
 
@@ -400,8 +436,9 @@ static int maps_reserve(struct pa_maps *ms, size_t extra)
 static int maps_insert(struct pa_session *s, struct pa_maps *ms, struct pa_map *nm)
 {
 	s->maps_generation++;
-	if (maps_reserve(ms, 2))
-		return -ENOMEM;
+	int r = maps_reserve(s, ms, 2);
+	if (r)
+		return r;
 	size_t i = maps_lower_bound(ms, nm->start);
 	if (i > 0 && ms->v[i - 1]->end > nm->start)
 		i--;
@@ -451,12 +488,13 @@ static struct pa_maps *maps_new(struct pa_session *s)
 	return ms;
 }
 
-static int maps_clone(struct pa_maps *dst, const struct pa_maps *src)
+static int maps_clone(struct pa_session *s, struct pa_maps *dst, const struct pa_maps *src)
 {
 	if (!src->n)
 		return 0;
-	if (maps_reserve(dst, src->n))
-		return -ENOMEM;
+	int r = maps_reserve(s, dst, src->n);
+	if (r)
+		return r;
 	memcpy(dst->v, src->v, src->n * sizeof(*src->v));
 	dst->n = src->n;
 	return 0;
@@ -578,7 +616,7 @@ static int apply_fork(struct pa_session *s, const struct pa_event *ev)
 	if (ev->misc & MISC_FORK_EXEC)
 		return 0; /* synthesized: the MMAP2 records follow */
 	s->maps_generation++;
-	return maps_clone(t->maps, parent->maps);
+	return maps_clone(s, t->maps, parent->maps);
 }
 
 static bool is_anon(const char *f)
@@ -652,6 +690,11 @@ static int apply_mmap(struct pa_session *s, const struct pa_event *ev)
 	}
 	if (!strcmp(name, "[vdso]")) {
 		kind = PA_DSO_VDSO;
+		map->pgoff = 0;
+	}
+	if (!strcmp(name, PA_JIT_DSO_NAME)) {
+		kind = PA_DSO_JIT;
+		map->identity = true;
 		map->pgoff = 0;
 	}
 	if (anon || no_dso) {
@@ -1009,15 +1052,31 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 	int r;
 	s->fn = fn;
 	s->ctx = ctx;
-	while ((r = pa_file_next(s->file, &ev, err)) > 0) {
-		r = handle_event(s, &ev);
+	uint64_t n = 0;
+	ev.offset = 0;
+	bool read_err = false;
+	while ((r = pa_file_next(s->file, &ev, err)) > 0 || (read_err = r < 0, false)) {
+		if (ev.offset + ev.size > s->input_pos)
+			s->input_pos = ev.offset + ev.size;
+		/* map vectors are checked as they grow; the rest grows by at
+		 * most a record's worth per event: check now and then */
+		r = ++n % 1024 ? 0 : mem_check(s, 0);
+		if (!r)
+			r = handle_event(s, &ev);
 		if (r)
 			break;
 	}
+	if (read_err)
+		return r; /* the reader's error, already described */
 	if (r == 0)
 		r = flush_queue(s, UINT64_MAX);
 	if (r == -ENOMEM)
 		pa_err_set(err, r, "out of memory");
+	else if (r == -PA_ERR_LIMIT)
+		pa_err_set_at(err, r, ev.offset,
+			      "threads, maps and queued events need more than the memory limit "
+			      "of %llu MiB",
+			      (unsigned long long)(pa_session_memory_cap(s) >> 20));
 	return r;
 }
 

@@ -22,6 +22,7 @@ enum pa_dso_kind {
 	PA_DSO_VDSO,
 	PA_DSO_ANON,         /* JIT code: /tmp/perf-PID.map */
 	PA_DSO_OTHER,        /* [heap], [stack], //anon without exec, ... */
+	PA_DSO_JIT,          /* code named by the file's own JIT table (sysprof JITMAP) */
 };
 
 struct pa_dso {
@@ -70,7 +71,22 @@ struct pa_session_opts {
 	/* The sample callback does not read call chains: do not keep them
 	 * while events wait to be ordered. */
 	bool no_callchains;
+	/* Cap, in bytes, on what the session holds: address spaces, threads,
+	 * DSOs, strings and the events waiting to be ordered. 0 means the
+	 * default: PA_SESSION_MAX_MEMORY, and also no more than
+	 * PA_SESSION_MEMORY_BASE + PA_SESSION_MEMORY_PER_BYTE times the input
+	 * read so far (a real recording needs a few times its size at most; a
+	 * hostile one, e.g. a process with 100k maps forked 100k times, would
+	 * otherwise need memory quadratic in its size). Any other value is the
+	 * only cap; UINT64_MAX means none. Past the cap, pa_session_process()
+	 * fails with -PA_ERR_LIMIT and the offset of the record that needed
+	 * more. */
+	uint64_t max_memory;
 };
+
+#define PA_SESSION_MAX_MEMORY (sizeof(void *) >= 8 ? 4ull << 30 : 1ull << 30)
+#define PA_SESSION_MEMORY_BASE (256ull << 20)
+#define PA_SESSION_MEMORY_PER_BYTE 64u
 
 /* Returns NULL and fills err. Free with pa_session_free(). */
 struct pa_session *pa_session_new(struct pa_file *f, const struct pa_session_opts *opts,
@@ -112,6 +128,12 @@ struct pa_dso *pa_machine_dso(const struct pa_machine *m, unsigned i);
 /* All DSOs of the session, by idx. */
 unsigned pa_session_nr_dsos(const struct pa_session *s);
 struct pa_dso *pa_session_dso(const struct pa_session *s, unsigned idx);
+
+/* Bytes the session holds now, and the cap on them at this point of the
+ * input (see opts.max_memory; UINT64_MAX: none). A layer above that shares
+ * the budget (report/) checks its own bytes plus these against the cap. */
+uint64_t pa_session_memory(const struct pa_session *s);
+uint64_t pa_session_memory_cap(const struct pa_session *s);
 
 /* Counters for --stats style output. */
 uint64_t pa_session_nr_samples(const struct pa_session *s);

@@ -45,6 +45,8 @@
 
 /* Largest MiniDebugInfo we are willing to inflate. */
 #define PA_MINIDEBUG_MAX (512u << 20)
+/* liblzma's memory for one .gnu_debugdata: xz -9 needs 65 MiB to decode. */
+#define PA_MINIDEBUG_MEMLIMIT (128u << 20)
 
 /* One opened ELF image (a file, or decompressed memory). */
 struct elf_img {
@@ -151,10 +153,21 @@ static Elf_Scn *img_symtab(struct elf_img *m, const char *name, uint32_t type, G
 	return scn && sh->sh_type == type ? scn : NULL;
 }
 
+/* A section's data, or NULL when it has none to read: libelf hands out
+ * d_buf NULL with d_size > 0 for SHT_NOBITS sections, which a hostile file
+ * can give any role (string table, symbol table, notes). */
+static Elf_Data *scn_data(Elf_Scn *scn)
+{
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	return d && (d->d_buf || !d->d_size) ? d : NULL;
+}
+
 static size_t notes_build_id(Elf_Data *d, uint8_t *out, size_t max)
 {
 	size_t off = 0, name_off, desc_off;
 	GElf_Nhdr nh;
+	if (d && !d->d_buf)
+		return 0;
 	while (d && off < d->d_size && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
 		const char *nm = (const char *)d->d_buf + name_off;
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(nm, "GNU", 4) &&
@@ -322,7 +335,9 @@ static int img_open_minidebug(struct elf_img *main, struct elf_img *m, struct pa
 		return -PA_ERR_NOT_FOUND;
 
 	lzma_stream strm = LZMA_STREAM_INIT;
-	if (lzma_stream_decoder(&strm, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+	/* The xz headers choose the decoder's dictionary size (up to 4 GiB):
+	 * cap what they may make liblzma allocate. */
+	if (lzma_stream_decoder(&strm, PA_MINIDEBUG_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK)
 		return pa_err_set(err, PA_ERR_DECOMPRESS, ".gnu_debugdata: lzma init failed");
 	size_t cap = d->d_size * 4 + 4096, len = 0;
 	uint8_t *out = malloc(cap);
@@ -353,6 +368,12 @@ static int img_open_minidebug(struct elf_img *main, struct elf_img *m, struct pa
 		len = cap - strm.avail_out;
 		if (lr == LZMA_STREAM_END)
 			break;
+		if (lr == LZMA_MEMLIMIT_ERROR) {
+			r = pa_err_set(err, PA_ERR_LIMIT,
+			               ".gnu_debugdata: needs more than %u MiB to decompress",
+			               PA_MINIDEBUG_MEMLIMIT >> 20);
+			goto done;
+		}
 		if (lr != LZMA_OK) {
 			r = pa_err_set(err, PA_ERR_DECOMPRESS, ".gnu_debugdata: xz error %d",
 			               (int)lr);
@@ -402,9 +423,9 @@ static uint64_t perf_space(const struct pa_symtab *t, uint64_t v, const struct s
 static int load_pass(struct load_ctx *c, struct elf_img *syms, struct elf_img *run, Elf_Scn *symscn,
                      const GElf_Shdr *symsh)
 {
-	Elf_Data *data = elf_getdata(symscn, NULL);
+	Elf_Data *data = scn_data(symscn);
 	Elf_Scn *strscn = elf_getscn(syms->elf, symsh->sh_link);
-	Elf_Data *strs = strscn ? elf_getdata(strscn, NULL) : NULL;
+	Elf_Data *strs = scn_data(strscn);
 	if (!data || !strs || !symsh->sh_entsize)
 		return pa_err_set(c->err, PA_ERR_FORMAT, "bad symbol table: %s", elf_errmsg(-1));
 	size_t fsz = gelf_fsize(syms->elf, ELF_T_SYM, 1, EV_CURRENT);
@@ -508,10 +529,10 @@ static int synthesize_plt(struct load_ctx *c, struct elf_img *run)
 		rel = img_find(run, ".rel.plt", &relsh);
 	if (!rel || relsh.sh_link != dynidx || !img_find(run, ".plt", &pltsh))
 		return 0;
-	Elf_Data *reldata = elf_getdata(rel, NULL);
-	Elf_Data *syms = elf_getdata(dyn, NULL);
+	Elf_Data *reldata = scn_data(rel);
+	Elf_Data *syms = scn_data(dyn);
 	Elf_Scn *strscn = elf_getscn(run->elf, dynsh.sh_link);
-	Elf_Data *strs = strscn ? elf_getdata(strscn, NULL) : NULL;
+	Elf_Data *strs = scn_data(strscn);
 	if (!reldata || !syms || !strs || !strs->d_size || !relsh.sh_entsize)
 		return 0;
 	if (relsh.sh_type != SHT_RELA && relsh.sh_type != SHT_REL)

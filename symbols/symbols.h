@@ -176,4 +176,113 @@ char *pa_sym_find_debuginfo_default(void *ctx, const char *main_path, const uint
  * the name is not mangled (or on allocation failure). */
 char *pa_sym_demangle(const char *name, bool params);
 
+/* ---- Source lines: perf 6.1's `--sort srcline` and inline frames --------
+ *
+ * perf 6.1 as Debian builds it (no libbfd) asks a long-running
+ * `addr2line -e FILE -i -f` per DSO, one request per lookup, and parses its
+ * answer; pa reproduces that pipeline with elfutils libdw, emulating GNU
+ * addr2line (binutils 2.40) rather than spawning it:
+ *   - the address asked is perf's map__rip_2objdump(): the sample's file
+ *     offset plus (.text sh_addr - sh_offset) of the runtime image, i.e. the
+ *     ELF vaddr for ET_EXEC, the offset itself for ordinary ET_DYN;
+ *   - addr2line "finds" an address that lies in an SHF_ALLOC section and
+ *     either falls in a DWARF line-table row / function of a CU, or has a
+ *     function symbol (.symtab, else .dynsym) at or below it in the same
+ *     section - bfd's nearest-preceding-symbol rule, sizes ignored; then
+ *     the file is the STT_FILE name of a local symbol ("??" otherwise) and
+ *     the line 0: "??:0" is a real answer for a DSO without debug info;
+ *   - perf cuts the "FILE:LINE" answer at its first ':' and keeps the part
+ *     after the last '/' (srcline_full_filename off): "burn.c:21";
+ *   - when addr2line has nothing, perf prints "SYM+OFF" (decimal offset of
+ *     the sample from the start of perf's symbol) or, with no symbol,
+ *     "DSO[ADDR]" (short name, objdump address in lowercase hex); with no
+ *     map at all "??:0".
+ * Lookups are memoized per file offset; the DWARF and the symbol table of a
+ * DSO are read once, on the first lookup, and a DSO without them costs one
+ * attempt. Not thread-safe (the memo): one pa_srcinfo per thread.
+ *
+ * Which files (perf's dso__name(): the file with a .symtab that symbols were
+ * loaded from, else the DSO's own path):
+ *   elf_path   the runtime image (what pa_symtab_load_elf() was given): its
+ *              .text fixes the address;
+ *   debug_path the file addr2line reads (DWARF and the symbol fallback): the
+ *              separate debug file symbols came from
+ *              (pa_symtab_symbol_file() when it differs from elf_path), or
+ *              NULL for elf_path itself.
+ * Never call this for DSOs perf does not hand to addr2line: names starting
+ * with '[' ([kernel.kallsyms], [vdso] unless a file with a .symtab was
+ * found for it, ...) and /tmp/perf-PID.map JIT maps; format those with
+ * pa_srcline_fallback().
+ *
+ * Lifecycle: pa_srcinfo_open() -> lookups -> pa_srcinfo_free(). Strings
+ * returned live until pa_srcinfo_free(). */
+struct pa_srcinfo; /* per DSO: the DWARF handle, opened lazily, failure cached */
+
+/* Returns a handle to free with pa_srcinfo_free(), or NULL with errno set
+ * and *err filled: -EINVAL (no elf_path), -ENOMEM. Files are only opened
+ * by the first lookup: an unreadable file is not an error here, its
+ * lookups just find nothing (as perf's addr2line would). */
+struct pa_srcinfo *pa_srcinfo_open(const char *elf_path, const char *debug_path /* may be NULL */,
+                                   struct pa_err *err);
+void pa_srcinfo_free(struct pa_srcinfo *s); /* accepts NULL */
+
+/* Source line for a file offset in an ELF DSO (same address space as
+ * pa_symtab_find_offset), formatted exactly as perf 6.1's `--sort srcline`
+ * shows it when addr2line answers: "burn.c:21", "??:0", "crtstuff.c:0".
+ * When it does not: dso_short_name != NULL gives perf's no-symbol fallback
+ * "libc.so.6[2a1b0]", dso_short_name == NULL gives NULL (so the caller can
+ * tell, e.g. to print "SYM+OFF" - see pa_srcinfo_srcline()). */
+const char *pa_srcinfo_line(struct pa_srcinfo *s, uint64_t file_off, const char *dso_short_name);
+
+/* perf's whole `--sort srcline` value for a sample at file_off in this DSO:
+ * the line when addr2line has one, else "SYM+OFF" when perf has a symbol
+ * there (sym_name as perf shows it, sym_off = file_off - pa_sym_key()),
+ * else "DSO[ADDR]". sym_name may be NULL. NULL only on ENOMEM. */
+const char *pa_srcinfo_srcline(struct pa_srcinfo *s, uint64_t file_off, const char *dso_short_name,
+                               const char *sym_name, uint64_t sym_off);
+
+/* The address perf hands to addr2line (and prints in "DSO[ADDR]"). */
+uint64_t pa_srcinfo_objdump_addr(struct pa_srcinfo *s, uint64_t file_off);
+
+/* One record of `addr2line -i -f`: the function as addr2line prints it
+ * (DWARF linkage name when there is one - mangled C++, which perf then
+ * demangles like a symbol -, else DW_AT_name, else the ELF symbol's name,
+ * "??" when none) and its location in perf's srcline form. */
+struct pa_srcinfo_frame {
+	const char *name;
+	const char *srcline;
+};
+
+/* Inline chain at an address, innermost first: frame 0 is the function
+ * containing the address with the address's own line; each further frame
+ * is the caller of the previous (inlined) one, with the call site as its
+ * srcline; the last is the real (out-of-line) function. An address outside
+ * any inlined code gives one frame; an address addr2line cannot resolve
+ * gives none. Fills min(n, max) frames and returns n. perf 6.1 (with its
+ * default --inline) replaces a callchain entry that has a symbol by these
+ * frames, each named frames[i].name demangled and marked "(inlined)"
+ * unless that name equals the name of perf's symbol at the address. */
+size_t pa_srcinfo_frames(struct pa_srcinfo *s, uint64_t file_off, struct pa_srcinfo_frame *frames,
+                         size_t max);
+/* Inline chain at an address (innermost first): function names and call sites, for call graphs.
+ * The names of pa_srcinfo_frames(); same return value. */
+size_t pa_srcinfo_inlines(struct pa_srcinfo *s, uint64_t file_off, const char **names, size_t max);
+
+/* perf's SRCLINE_UNKNOWN: the srcline of a sample without a map. */
+#define PA_SRCLINE_UNKNOWN "??:0"
+/* perf's A2L_FAIL_LIMIT: when the first this-many srcline lookups of a DSO
+ * all fail, perf stops asking addr2line for it and every later lookup
+ * falls back; one success before that turns the limit off for good. perf
+ * counts every computation (one per sample whose comparison reaches the
+ * srcline key, not one per address), so pa_srcinfo leaves the counting to
+ * its caller. */
+#define PA_SRCLINE_FAIL_LIMIT 123
+
+/* perf's srcline when addr2line is not asked or has no answer:
+ * "SYM+OFF" (sym_off decimal) when sym_name != NULL, else "DSO[ADDR]"
+ * (addr = the objdump address: the sample's address for the kernel). Writes
+ * like snprintf and returns its result. */
+int pa_srcline_fallback(char *buf, size_t size, const char *dso_short_name, uint64_t addr,
+                        const char *sym_name, uint64_t sym_off);
+
 #endif

@@ -1,0 +1,379 @@
+/* cmd-flamegraph.c - `pa flamegraph`: an SVG or HTML flame graph from a
+ * recording (perf.data or a sysprof capture, through the report layer's
+ * unique stacks, pa_report_foreach_stack()) or from a folded stack file
+ * (stackcollapse-*.pl, `pa folded`). Wiring only: the graph is flame/'s.
+ * The output appears whole or not at all (temporary file, then rename). */
+#include "cli.h"
+#include "flame/flame.h"
+#include "report/report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct fg_args {
+	const char *input, *output, *title, *subtitle, *colors, *format, *countname;
+	long width, max_stack_l;
+	double minwidth;
+	bool inverted, period;
+	struct pa_report_opts ro;
+};
+
+/* ---- input ---- */
+
+/* What pa_file_open() reads: perf.data (file or pipe mode, either byte
+ * order, old "PERFFILE") and sysprof captures (magic 0xFDCA975E, either
+ * order). Anything else is taken for a folded text file. */
+static bool is_recording(const unsigned char *b, size_t n)
+{
+	static const char *const magics[] = {"PERFILE2", "2ELIFREP", "PERFFILE", "ELIFFREP"};
+	for (size_t i = 0; n >= 8 && i < PA_ARRAY_SIZE(magics); i++)
+		if (!memcmp(b, magics[i], 8))
+			return true;
+	return n >= 4 && (!memcmp(b, "\x5e\x97\xca\xfd", 4) || !memcmp(b, "\xfd\xca\x97\x5e", 4));
+}
+
+/* An input that cannot seek (standard input, a pipe, bash's <(...)) is
+ * copied to a temporary file first, so that it can be told apart (perf.data
+ * or folded) and then read either way. Returns the copy's path (unlink and
+ * free it) or NULL after printing why. */
+static char *spool(int in_fd, const char *what)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path = NULL;
+	if (asprintf(&path, "%s/pa-flamegraph-XXXXXX", dir && *dir ? dir : "/tmp") < 0)
+		return NULL;
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		fprintf(stderr, "pa: '%s': %s\n", path, strerror(errno));
+		free(path);
+		return NULL;
+	}
+	char buf[1 << 16];
+	int err = 0;
+	for (;;) {
+		ssize_t n = read(in_fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n ? errno : 0;
+			break;
+		}
+		for (ssize_t done = 0, w; done < n && !err; done += w > 0 ? w : 0) {
+			w = write(fd, buf + done, (size_t)(n - done));
+			if (w < 0 && errno != EINTR)
+				err = errno;
+		}
+		if (err)
+			break;
+	}
+	if (close(fd) && !err)
+		err = errno;
+	if (err) {
+		fprintf(stderr, "pa: copying '%s' to '%s': %s\n", what, path, strerror(err));
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static int add_folded(struct pa_flame *fg, const char *path, FILE *in)
+{
+	struct pa_err err = {0};
+	if (pa_flame_read_folded(fg, in, &err))
+		return pa_cli_error(path, &err);
+	return 0;
+}
+
+struct stack_ctx {
+	struct pa_flame *fg;
+	bool period;
+	const char **names;
+	uint8_t *kinds;
+	size_t cap;
+	int rc;
+};
+
+static int add_one_stack(void *ctx, const struct pa_stack *st)
+{
+	struct stack_ctx *c = ctx;
+	size_t n = (size_t)st->nr_frames + 1;
+	if (n > c->cap) {
+		size_t cap = n * 2;
+		const char **names = realloc(c->names, cap * sizeof(*names));
+		if (names)
+			c->names = names;
+		uint8_t *kinds = realloc(c->kinds, cap);
+		if (kinds)
+			c->kinds = kinds;
+		if (!names || !kinds)
+			return c->rc = -ENOMEM;
+		c->cap = cap;
+	}
+	c->names[0] = st->process;
+	c->kinds[0] = PA_FLAME_USER;
+	for (uint32_t i = 0; i < st->nr_frames; i++) {
+		const struct pa_frame *f = &st->frames[i];
+		c->names[i + 1] = f->name;
+		c->kinds[i + 1] = f->inlined                   ? PA_FLAME_INLINE
+				  : f->kind == PA_FRAME_KERNEL ? PA_FLAME_KERNEL
+				  : f->kind == PA_FRAME_JIT    ? PA_FLAME_JIT
+							       : PA_FLAME_USER;
+	}
+	int rc =
+	    pa_flame_add_stack(c->fg, c->names, c->kinds, n, c->period ? st->period : st->count);
+	return rc ? (c->rc = rc) : 0;
+}
+
+static int add_perf_data(struct pa_flame *fg, const char *open_path, const char *path,
+			 struct fg_args *a)
+{
+	struct pa_err err = {0};
+	struct pa_file *f = pa_file_open(open_path, NULL, &err);
+	if (!f)
+		return pa_cli_error(path, &err);
+	int status = 0;
+	struct pa_session_opts so = {.sz = sizeof(so)};
+	a->ro.sz = sizeof(a->ro);
+	a->ro.callchain = true;
+	struct pa_session *s = pa_session_new(f, &so, &err);
+	struct pa_report *r = s ? pa_report_new(s, &a->ro, &err) : NULL;
+	struct stack_ctx c = {.fg = fg, .period = a->period};
+	int rc = 0;
+	if (!r || pa_report_run(r, &err)) {
+		status = err.code == -PA_ERR_USAGE ? PA_EXIT_USAGE : pa_cli_error(path, &err);
+		if (status == PA_EXIT_USAGE)
+			fprintf(stderr, "pa: flamegraph: %s\n", err.msg);
+	} else if ((rc = pa_report_foreach_stack(r, add_one_stack, &c))) {
+		fprintf(stderr, "pa: '%s': %s\n", path,
+			c.rc == -PA_ERR_LIMIT ? "too many samples or frames"
+					      : pa_strerror(c.rc ? c.rc : rc));
+		status = PA_EXIT_BADINPUT;
+	} else if (pa_file_was_truncated(f)) {
+		fprintf(stderr,
+			"pa: '%s': warning: data cut short, graphed up to the last complete "
+			"record\n",
+			path);
+	}
+	free(c.names);
+	free(c.kinds);
+	pa_report_free(r);
+	pa_session_free(s);
+	pa_file_close(f);
+	return status;
+}
+
+/* Read the input, whichever kind it is, into fg. Returns an exit status. */
+static int load(struct pa_flame *fg, struct fg_args *a)
+{
+	const char *path = a->input ? a->input : "perf.data";
+	bool is_stdin = !strcmp(path, "-");
+	char *spooled = NULL;
+	int status = 0;
+	FILE *in = is_stdin ? stdin : fopen(path, "rb");
+	if (!in) {
+		fprintf(stderr, "pa: '%s': %s\n", path, strerror(errno));
+		return PA_EXIT_USAGE;
+	}
+	if (lseek(fileno(in), 0, SEEK_CUR) < 0) {
+		spooled = spool(fileno(in), path);
+		if (!is_stdin)
+			fclose(in);
+		in = spooled ? fopen(spooled, "rb") : NULL;
+		if (!in) {
+			if (spooled)
+				fprintf(stderr, "pa: '%s': %s\n", spooled, strerror(errno));
+			status = PA_EXIT_USAGE;
+			goto out;
+		}
+	}
+	unsigned char magic[8];
+	size_t got = fread(magic, 1, sizeof(magic), in);
+	if (fseeko(in, -(off_t)got, SEEK_CUR)) {
+		fprintf(stderr, "pa: '%s': %s\n", path, strerror(errno));
+		status = PA_EXIT_USAGE;
+	} else if (is_recording(magic, got)) {
+		/* the report layer opens it again by name ("-": stdin, still unread) */
+		if (in != stdin)
+			fclose(in);
+		in = NULL;
+		status = add_perf_data(fg, spooled ? spooled : path, path, a);
+	} else {
+		status = add_folded(fg, path, in);
+	}
+	if (in && in != stdin)
+		fclose(in);
+out:
+	if (spooled)
+		unlink(spooled);
+	free(spooled);
+	return status;
+}
+
+/* ---- output ---- */
+
+static int write_graph(struct pa_flame *fg, const char *out, enum pa_flame_format fmt,
+		       const struct pa_flame_opts *fo)
+{
+	struct pa_err err = {0};
+	if (!strcmp(out, "-")) {
+		if (pa_flame_write(fg, stdout, fmt, fo, &err)) {
+			fprintf(stderr, "pa: flamegraph: %s\n", err.msg);
+			return err.code == -PA_ERR_USAGE ? PA_EXIT_USAGE : PA_EXIT_BADINPUT;
+		}
+		return 0;
+	}
+	char *tmp = NULL;
+	if (asprintf(&tmp, "%s.tmp-XXXXXX", out) < 0)
+		return PA_EXIT_USAGE;
+	int status = 0, fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "pa: '%s': cannot create: %s\n", out, strerror(errno));
+		free(tmp);
+		return PA_EXIT_USAGE;
+	}
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask))
+		fprintf(stderr, "pa: '%s': warning: cannot set mode: %s\n", tmp, strerror(errno));
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		fprintf(stderr, "pa: '%s': %s\n", tmp, strerror(errno));
+		status = PA_EXIT_USAGE;
+	} else if (pa_flame_write(fg, f, fmt, fo, &err)) {
+		fclose(f);
+		fprintf(stderr, "pa: '%s': %s\n", out, err.msg);
+		status = err.code == -PA_ERR_USAGE ? PA_EXIT_USAGE : PA_EXIT_BADINPUT;
+	} else if (fclose(f)) {
+		fprintf(stderr, "pa: '%s': write error: %s\n", out, strerror(errno));
+		status = PA_EXIT_USAGE;
+	} else if (rename(tmp, out)) {
+		fprintf(stderr, "pa: '%s': cannot rename '%s' to it: %s\n", out, tmp,
+			strerror(errno));
+		status = PA_EXIT_USAGE;
+	}
+	if (status)
+		unlink(tmp);
+	free(tmp);
+	return status;
+}
+
+int cmd_flamegraph(int argc, const char **argv)
+{
+	struct fg_args a = {0};
+	const struct pa_option opts[] = {
+		OPT_STRING('i', "input", &a.input, "file", "perf.data (default), sysprof capture or folded stacks; - for stdin"),
+		OPT_STRING('o', "output", &a.output, "file", "NAME.svg or NAME.html (- for stdout, with --format)"),
+		OPT_STRING(0, "format", &a.format, "svg|html", "output format (default: from -o's suffix)"),
+		OPT_STRING(0, "title", &a.title, "text", "title (default \"Flame Graph\")"),
+		OPT_STRING(0, "subtitle", &a.subtitle, "text", "second title line"),
+		OPT_INT(0, "width", &a.width, "pixels", "SVG width (default 1200)"),
+		OPT_DOUBLE(0, "minwidth", &a.minwidth, "percent", "omit frames under this share of all (default: SVG 0.1 pixel, HTML none)"),
+		OPT_BOOL(0, "inverted", &a.inverted, "icicle graph: roots at the top"),
+		OPT_STRING(0, "colors", &a.colors, "palette", "kind (kernel orange, user red/C++ yellow, JIT green, inlined aqua), hot, mem, io"),
+		OPT_STRING(0, "countname", &a.countname, "unit", "what the counts are (default samples)"),
+		/* recordings (perf.data, sysprof): the options of pa folded */
+		OPT_BOOL(0, "pid", &a.ro.stack_pid, "process frames as COMM-PID"),
+		OPT_BOOL(0, "tid", &a.ro.stack_tid, "process frames as COMM-PID/TID"),
+		OPT_BOOL('d', "delimiter", &a.ro.delimiter, "a \"-\" frame between user and kernel frames"),
+		OPT_BOOL('U', "user-stacks-only", &a.ro.user_only, "user frames only"),
+		OPT_BOOL('K', "kernel-stacks-only", &a.ro.kernel_only, "kernel frames only"),
+		OPT_BOOL('I', "include-idle", &a.ro.include_idle, "keep the idle task's stacks (pid 0)"),
+		OPT_BOOL(0, "period", &a.period, "weight stacks by period instead of sample count"),
+		OPT_STRING(0, "trim-frames", &a.ro.trim_frames, "regex", "drop leaf-side frames that match (the recorder's own)"),
+		OPT_INT(0, "max-stack", &a.max_stack_l, "n", "at most n call-chain entries (default 127)"),
+		OPT_STRING('e', "event", &a.ro.events, "list", "only these events"),
+		OPT_STRING('c', "comms", &a.ro.comms, "list", "only these comms"),
+		OPT_STRING(0, "dsos", &a.ro.dsos, "list", "only samples whose ip is in these DSOs"),
+		OPT_STRING(0, "pids", &a.ro.pids, "list", "only these pids"),
+		OPT_STRING(0, "tids", &a.ro.tids, "list", "only these tids"),
+		OPT_STRING('C', "cpu", &a.ro.cpus, "list", "only these cpus"),
+		OPT_STRING(0, "time", &a.ro.time, "start,stop", "only samples in this time window"),
+		OPT_STRING(0, "symfs", &a.ro.symfs, "dir", "look for files relative to this directory"),
+		OPT_STRING(0, "buildid-dir", &a.ro.buildid_dir, "dir", "build-id cache (default ~/.debug)"),
+		OPT_STRING(0, "kallsyms", &a.ro.kallsyms, "file", "kallsyms file to use for the kernel"),
+		OPT_BOOL(0, "no-demangle", &a.ro.no_demangle, "do not demangle symbol names"),
+		OPT_END(),
+	};
+	int n = pa_parse_options(argc, argv, opts,
+				 "pa flamegraph [-i FILE] -o OUT.svg|OUT.html [options]");
+	if (n < 0)
+		return n;
+	if (n > 0) {
+		fprintf(stderr,
+			"pa: flamegraph: unexpected argument '%s' (the input goes after -i)\n",
+			argv[0]);
+		return PA_EXIT_USAGE;
+	}
+	if (!a.output) {
+		fprintf(stderr, "pa: flamegraph: -o OUT.svg or -o OUT.html is required\n");
+		return PA_EXIT_USAGE;
+	}
+	enum pa_flame_format fmt =
+	    a.format ? pa_flame_format_from_name(a.format) : pa_flame_format_from_path(a.output);
+	if (!fmt) {
+		if (a.format)
+			fprintf(stderr, "pa: flamegraph: unknown format '%s' (svg or html)\n",
+				a.format);
+		else
+			fprintf(stderr,
+				"pa: flamegraph: '%s': name the output .svg or .html, or give "
+				"--format\n",
+				a.output);
+		return PA_EXIT_USAGE;
+	}
+	struct pa_flame_opts fo = {
+	    .sz = sizeof(fo),
+	    .title = a.title,
+	    .subtitle = a.subtitle,
+	    .unit = a.countname ? a.countname
+		    : a.period  ? "period"
+				: NULL,
+	    .minwidth = a.minwidth,
+	    .inverted = a.inverted,
+	};
+	if (a.colors && pa_flame_palette_from_name(a.colors, &fo.palette)) {
+		fprintf(stderr, "pa: flamegraph: unknown palette '%s' (kind, hot, mem, io)\n",
+			a.colors);
+		return PA_EXIT_USAGE;
+	}
+	if (a.width && (a.width < 100 || a.width > 1000000)) {
+		fprintf(stderr, "pa: flamegraph: --width %ld out of range (100 to 1000000)\n",
+			a.width);
+		return PA_EXIT_USAGE;
+	}
+	fo.width = (unsigned)a.width;
+	if (!(a.minwidth >= 0 && a.minwidth <= 100)) {
+		fprintf(stderr, "pa: flamegraph: --minwidth takes a percentage (0 to 100)\n");
+		return PA_EXIT_USAGE;
+	}
+	if (a.max_stack_l < 0 || a.max_stack_l > 1000000) {
+		fprintf(stderr, "pa: flamegraph: --max-stack %ld out of range\n", a.max_stack_l);
+		return PA_EXIT_USAGE;
+	}
+	a.ro.max_stack = (int)a.max_stack_l;
+
+	struct pa_flame *fg = pa_flame_new();
+	if (!fg) {
+		fprintf(stderr, "pa: flamegraph: %s\n", strerror(errno));
+		return PA_EXIT_USAGE;
+	}
+	int status = load(fg, &a);
+	if (!status && !pa_flame_total(fg))
+		fprintf(stderr, "pa: '%s': warning: no stacks\n", a.input ? a.input : "perf.data");
+	/* html.js draws only what is visible, but it still loads every frame:
+	 * past a few million, loading takes seconds */
+	if (!status && fmt == PA_FLAME_HTML && !a.minwidth && pa_flame_frame_count(fg) > 5000000)
+		fprintf(stderr,
+			"pa: flamegraph: warning: %zu frames make a slow page; --minwidth 0.001 "
+			"leaves out those under 1/100000 of the samples\n",
+			pa_flame_frame_count(fg));
+	if (!status)
+		status = write_graph(fg, a.output, fmt, &fo);
+	pa_flame_free(fg);
+	return status;
+}

@@ -1,0 +1,93 @@
+/* html.c - the HTML writer: one self-contained page (inline CSS and
+ * script, no network). The tree goes in as data, html.js draws it:
+ *   names:  the frame names, in order of first use
+ *   frames: depth, name index, kind, x, width per frame, in preorder
+ * (parents before children, siblings in order), so the script finds a
+ * frame's subtree as the run of frames deeper than it. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PER_LINE 8 /* frames per line of data, for readable diffs */
+
+int pa_flame_write_html(struct pa_flame *fg, FILE *out, const struct pa_flame_conf *c)
+{
+	uint64_t total = fg->root->value;
+	uint32_t *slot = malloc(((size_t)fg->nnames + 1) * sizeof(*slot));
+	uint32_t *order = malloc(((size_t)fg->nnames + 1) * sizeof(*order));
+	if (!slot || !order) {
+		free(slot);
+		free(order);
+		return -ENOMEM;
+	}
+	memset(slot, 0xff, (size_t)fg->nnames * sizeof(*slot));
+	uint32_t used = 0;
+	for (struct pa_flame_node *n = fg->root; total && n;) {
+		if (!pa_flame_visible(c, n->value, total)) {
+			n = pa_flame_next(n, true);
+			continue;
+		}
+		if (slot[n->name] == UINT32_MAX) {
+			slot[n->name] = used;
+			order[used++] = n->name;
+		}
+		n = pa_flame_next(n, false);
+	}
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<meta name=\"generator\" content=\"pa flamegraph\">\n<title>",
+	      out);
+	pa_flame_put_xml(out, c->title, strlen(c->title), SIZE_MAX);
+	fputs("</title>\n<style>\n", out);
+	fputs(pa_flame_asset_html_css, out);
+	fputs("</style>\n</head>\n<body>\n<header>\n<h1 id=\"title\">", out);
+	pa_flame_put_xml(out, c->title, strlen(c->title), SIZE_MAX);
+	fputs("</h1>\n", out);
+	if (c->subtitle) {
+		fputs("<p id=\"subtitle\">", out);
+		pa_flame_put_xml(out, c->subtitle, strlen(c->subtitle), SIZE_MAX);
+		fputs("</p>\n", out);
+	}
+	fputs("<nav id=\"controls\">"
+	      "<button id=\"reset\" type=\"button\" disabled title=\"Escape\">Reset zoom</button>"
+	      "<span id=\"matched\"></span>"
+	      "<input id=\"search\" type=\"search\" placeholder=\"Search (regular expression)\" "
+	      "title=\"Ctrl-F or /\" autocomplete=\"off\" spellcheck=\"false\">"
+	      "</nav>\n</header>\n"
+	      "<main id=\"chart\"></main>\n"
+	      "<footer id=\"details\">&#160;</footer>\n"
+	      "<div id=\"tip\" hidden></div>\n"
+	      "<noscript><p>This flame graph needs JavaScript.</p></noscript>\n"
+	      "<script>\nvar PA_FLAME = {\n\"unit\": ",
+	      out);
+	pa_flame_put_js(out, c->unit, strlen(c->unit));
+	fprintf(out, ",\n\"inverted\": %s,\n\"palette\": %d,\n\"total\": %llu,\n\"names\": [",
+		c->inverted ? "true" : "false", (int)c->palette, (unsigned long long)total);
+	for (uint32_t i = 0; i < used; i++) {
+		const struct pa_flame_name *nm = &fg->names[order[i]];
+		fputs(i ? (i % PER_LINE ? "," : ",\n") : "\n", out);
+		pa_flame_put_js(out, nm->s, nm->len);
+	}
+	fputs("],\n\"frames\": [", out);
+	uint64_t k = 0;
+	for (struct pa_flame_node *n = fg->root; total && n;) {
+		if (!pa_flame_visible(c, n->value, total)) {
+			n = pa_flame_next(n, true);
+			continue;
+		}
+		fprintf(out, "%s%u,%u,%u,%llu,%llu", k ? (k % PER_LINE ? "," : ",\n") : "\n",
+			n->depth, slot[n->name], n->kind, (unsigned long long)n->x,
+			(unsigned long long)n->value);
+		k++;
+		n = pa_flame_next(n, false);
+	}
+	fputs("]\n};\n</script>\n<script>\n", out);
+	fputs(pa_flame_asset_html_js, out);
+	fputs("</script>\n</body>\n</html>\n", out);
+	free(slot);
+	free(order);
+	return 0;
+}

@@ -1,0 +1,110 @@
+/* internal.h - what the flame/ files share; not for use outside flame/.
+ *
+ * The tree: every node has a parent, a singly linked list of children and
+ * a next sibling. Children are found through one hash table keyed by
+ * (parent id, name id, kind). pa_flame_prepare() sorts every sibling list
+ * (by the name's rank in byte order, then kind) and computes x offsets;
+ * it runs again only after stacks were added.
+ */
+#ifndef PA_FLAME_INTERNAL_H
+#define PA_FLAME_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "flame.h"
+
+struct pa_flame_node {
+	struct pa_flame_node *parent, *child, *next;
+	uint64_t value;
+	uint64_t x; /* valid after pa_flame_prepare() */
+	uint32_t id, name, depth;
+	uint8_t kind;
+};
+
+struct pa_flame_name {
+	const char *s; /* NUL-terminated copy in the arena */
+	uint32_t len;
+	uint32_t hash; /* FNV-1a of the bytes; seeds the colour */
+	uint32_t rank; /* position in byte order, valid after prepare */
+};
+
+struct pa_flame {
+	struct pa_arena arena;
+	struct pa_flame_node *root;
+	uint32_t nnodes; /* including the root */
+	/* (parent, name, kind) -> node; open addressing, power-of-two size */
+	struct pa_flame_node **tab;
+	size_t tab_cap;
+	/* interned names; name_tab holds id + 1, 0 for empty */
+	struct pa_flame_name *names;
+	uint32_t nnames, names_cap;
+	uint32_t *name_tab;
+	size_t name_tab_cap;
+	bool ranks_stale; /* names added since the last rank_names() */
+	bool order_stale; /* stacks added since the last pa_flame_prepare() */
+};
+
+/* Sort siblings and compute x. Returns 0 or -ENOMEM. */
+int pa_flame_prepare(struct pa_flame *fg);
+
+/* Preorder successor; with skip, not into n's children. NULL at the end. */
+static inline struct pa_flame_node *pa_flame_next(struct pa_flame_node *n, bool skip)
+{
+	if (!skip && n->child)
+		return n->child;
+	for (; n; n = n->parent)
+		if (n->next)
+			return n->next;
+	return NULL;
+}
+
+/* ---- output helpers (out.c) ---- */
+
+/* Decode one UTF-8 character from s[0..len) (len >= 1): returns the bytes
+ * used (>= 1) and the code point in *cp; invalid sequences, C0 controls,
+ * DEL and the XML non-characters U+FFFE/U+FFFF become U+FFFD. */
+size_t pa_flame_utf8_next(const unsigned char *s, size_t len, uint32_t *cp);
+/* Code points in s, as the decoder above counts them. */
+size_t pa_flame_utf8_count(const char *s, size_t len);
+
+/* Write s escaped for XML/HTML text and attribute values; at most maxcp
+ * code points (SIZE_MAX: all). */
+void pa_flame_put_xml(FILE *out, const char *s, size_t len, size_t maxcp);
+/* Write s as a JavaScript string literal with quotes, safe inside
+ * <script> and CDATA ('<', '>', '&', U+2028/9 escaped). */
+void pa_flame_put_js(FILE *out, const char *s, size_t len);
+/* 1234567 -> "1,234,567" (buf of 32 bytes). */
+const char *pa_flame_commas(char *buf, uint64_t v);
+
+/* The colour of a frame: rgb in 0..255. cxx: the name has "::". */
+void pa_flame_colour(enum pa_flame_palette pal, enum pa_flame_kind kind, uint32_t hash, bool cxx,
+		     int rgb[3]);
+uint32_t pa_flame_hash(const char *s, size_t len);
+
+/* Effective options: defaults filled in. */
+struct pa_flame_conf {
+	const char *title, *subtitle, *unit;
+	unsigned width;
+	double minwidth; /* percent; 0 keeps everything */
+	bool inverted;
+	enum pa_flame_palette palette;
+};
+int pa_flame_conf_init(struct pa_flame_conf *c, const struct pa_flame_opts *opts,
+		       enum pa_flame_format fmt, struct pa_err *err);
+/* Is the frame wide enough to be drawn? */
+static inline bool pa_flame_visible(const struct pa_flame_conf *c, uint64_t value, uint64_t total)
+{
+	return value && (double)value * 100.0 >= c->minwidth * (double)total;
+}
+
+int pa_flame_write_svg(struct pa_flame *fg, FILE *out, const struct pa_flame_conf *c);
+int pa_flame_write_html(struct pa_flame *fg, FILE *out, const struct pa_flame_conf *c);
+
+/* Embedded assets: flame/svg.js, html.js, html.css as C strings (embed.cmake). */
+extern const char pa_flame_asset_svg_js[];
+extern const char pa_flame_asset_html_js[];
+extern const char pa_flame_asset_html_css[];
+
+#endif

@@ -1,0 +1,288 @@
+/* out.c - what both writers use: UTF-8 cleaning, escaping, colours,
+ * options, and pa_flame_write() itself. */
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+#define REPLACEMENT 0xFFFDu
+
+size_t pa_flame_utf8_next(const unsigned char *s, size_t len, uint32_t *cp)
+{
+	unsigned c = s[0];
+	if (c < 0x80) {
+		*cp = c < 0x20 || c == 0x7f ? REPLACEMENT : c;
+		return 1;
+	}
+	size_t need;
+	uint32_t v, min;
+	if (c >= 0xc2 && c <= 0xdf) {
+		need = 1, v = c & 0x1f, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		need = 2, v = c & 0x0f, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 3, v = c & 0x07, min = 0x10000;
+	} else {
+		*cp = REPLACEMENT;
+		return 1;
+	}
+	if (len <= need) {
+		*cp = REPLACEMENT;
+		return 1;
+	}
+	for (size_t i = 1; i <= need; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			*cp = REPLACEMENT;
+			return 1;
+		}
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) || v == 0xfffe || v == 0xffff) {
+		*cp = REPLACEMENT;
+		return 1;
+	}
+	*cp = v;
+	return need + 1;
+}
+
+size_t pa_flame_utf8_count(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+	uint32_t cp;
+	for (size_t i = 0; i < len; n++)
+		i += pa_flame_utf8_next(p + i, len - i, &cp);
+	return n;
+}
+
+static void put_utf8(FILE *out, uint32_t cp)
+{
+	if (cp < 0x80) {
+		putc((int)cp, out);
+	} else if (cp < 0x800) {
+		putc((int)(0xc0 | cp >> 6), out);
+		putc((int)(0x80 | (cp & 0x3f)), out);
+	} else if (cp < 0x10000) {
+		putc((int)(0xe0 | cp >> 12), out);
+		putc((int)(0x80 | (cp >> 6 & 0x3f)), out);
+		putc((int)(0x80 | (cp & 0x3f)), out);
+	} else {
+		putc((int)(0xf0 | cp >> 18), out);
+		putc((int)(0x80 | (cp >> 12 & 0x3f)), out);
+		putc((int)(0x80 | (cp >> 6 & 0x3f)), out);
+		putc((int)(0x80 | (cp & 0x3f)), out);
+	}
+}
+
+void pa_flame_put_xml(FILE *out, const char *s, size_t len, size_t maxcp)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	for (size_t i = 0, n = 0; i < len && n < maxcp; n++) {
+		i += pa_flame_utf8_next(p + i, len - i, &cp);
+		switch (cp) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			put_utf8(out, cp);
+			break;
+		}
+	}
+}
+
+void pa_flame_put_js(FILE *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	putc('"', out);
+	for (size_t i = 0; i < len;) {
+		i += pa_flame_utf8_next(p + i, len - i, &cp);
+		switch (cp) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '<':
+			fputs("\\u003c", out);
+			break;
+		case '>':
+			fputs("\\u003e", out);
+			break;
+		case '&':
+			fputs("\\u0026", out);
+			break;
+		case 0x2028:
+			fputs("\\u2028", out);
+			break;
+		case 0x2029:
+			fputs("\\u2029", out);
+			break;
+		default:
+			put_utf8(out, cp);
+			break;
+		}
+	}
+	putc('"', out);
+}
+
+const char *pa_flame_commas(char *buf, uint64_t v)
+{
+	char tmp[24];
+	int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v), k = 0;
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = tmp[i];
+	}
+	buf[k] = 0;
+	return buf;
+}
+
+/* The colour scheme follows flamegraph.pl's palettes; "kind" is its java
+ * palette driven by the frame's kind instead of name patterns (user code
+ * red, C++ yellow, kernel orange, JIT green, inlined aqua). The variation
+ * comes from a hash of the name, so that a function keeps its colour
+ * between graphs (flamegraph.pl --hash). html.js computes the same. */
+static uint32_t mix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x7feb352du;
+	h ^= h >> 15;
+	h *= 0x846ca68bu;
+	h ^= h >> 16;
+	return h;
+}
+
+void pa_flame_colour(enum pa_flame_palette pal, enum pa_flame_kind kind, uint32_t hash, bool cxx,
+		     int rgb[3])
+{
+	uint32_t m = mix32(hash);
+	double v1 = (m & 0xff) / 255.0, v2 = (m >> 8 & 0xff) / 255.0, v3 = (m >> 16 & 0xff) / 255.0;
+	if (pal == PA_FLAME_PAL_KIND && kind == PA_FLAME_KERNEL) { /* orange */
+		rgb[0] = (int)(190 + 65 * v1), rgb[1] = (int)(90 + 65 * v1), rgb[2] = 0;
+	} else if (pal == PA_FLAME_PAL_KIND && kind == PA_FLAME_JIT) { /* green */
+		rgb[0] = (int)(50 + 60 * v1), rgb[1] = (int)(200 + 55 * v1), rgb[2] = rgb[0];
+	} else if (pal == PA_FLAME_PAL_KIND && kind == PA_FLAME_INLINE) { /* aqua */
+		rgb[0] = (int)(50 + 60 * v1), rgb[1] = (int)(165 + 55 * v1), rgb[2] = rgb[1];
+	} else if (pal == PA_FLAME_PAL_MEM) {
+		rgb[0] = 0, rgb[1] = (int)(190 + 50 * v2), rgb[2] = (int)(210 * v1);
+	} else if (pal == PA_FLAME_PAL_IO) {
+		rgb[0] = (int)(80 + 60 * v1), rgb[1] = rgb[0], rgb[2] = (int)(190 + 55 * v2);
+	} else if (pal == PA_FLAME_PAL_KIND && cxx) { /* yellow */
+		rgb[0] = (int)(175 + 55 * v1), rgb[1] = rgb[0], rgb[2] = (int)(50 + 20 * v1);
+	} else if (pal == PA_FLAME_PAL_KIND) { /* red */
+		rgb[0] = (int)(200 + 55 * v1), rgb[1] = (int)(50 + 80 * v1), rgb[2] = rgb[1];
+	} else { /* hot */
+		rgb[0] = (int)(205 + 50 * v3), rgb[1] = (int)(230 * v1), rgb[2] = (int)(55 * v2);
+	}
+}
+
+enum pa_flame_format pa_flame_format_from_path(const char *path)
+{
+	const char *dot = path ? strrchr(path, '.') : NULL;
+	if (!dot || strchr(dot, '/'))
+		return PA_FLAME_FMT_NONE;
+	return pa_flame_format_from_name(dot + 1);
+}
+
+enum pa_flame_format pa_flame_format_from_name(const char *name)
+{
+	if (!name)
+		return PA_FLAME_FMT_NONE;
+	if (!strcasecmp(name, "svg"))
+		return PA_FLAME_SVG;
+	if (!strcasecmp(name, "html") || !strcasecmp(name, "htm"))
+		return PA_FLAME_HTML;
+	return PA_FLAME_FMT_NONE;
+}
+
+int pa_flame_palette_from_name(const char *name, enum pa_flame_palette *pal)
+{
+	static const struct {
+		const char *name;
+		enum pa_flame_palette pal;
+	} tab[] = {
+	    {"kind", PA_FLAME_PAL_KIND}, {"java", PA_FLAME_PAL_KIND}, {"hot", PA_FLAME_PAL_HOT},
+	    {"mem", PA_FLAME_PAL_MEM},   {"io", PA_FLAME_PAL_IO},
+	};
+	for (size_t i = 0; name && i < PA_ARRAY_SIZE(tab); i++)
+		if (!strcmp(name, tab[i].name)) {
+			*pal = tab[i].pal;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+#define SVG_XPAD 10 /* keep in step with svg.c */
+
+int pa_flame_conf_init(struct pa_flame_conf *c, const struct pa_flame_opts *opts,
+		       enum pa_flame_format fmt, struct pa_err *err)
+{
+	struct pa_flame_opts o = {0};
+	if (opts) {
+		if (opts->sz < sizeof(size_t))
+			return pa_err_set(err, PA_ERR_USAGE, "options: sz not set");
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+		for (size_t i = sizeof(o); i < opts->sz; i++)
+			if (((const unsigned char *)opts)[i])
+				return pa_err_set(err, PA_ERR_USAGE, "options: unknown fields set");
+	}
+	*c = (struct pa_flame_conf){
+	    .title = o.title      ? o.title
+		     : o.inverted ? "Icicle Graph"
+				  : "Flame Graph",
+	    .subtitle = o.subtitle && *o.subtitle ? o.subtitle : NULL,
+	    .unit = o.unit && *o.unit ? o.unit : "samples",
+	    .width = o.width ? o.width : 1200,
+	    .minwidth = o.minwidth,
+	    .inverted = o.inverted,
+	    .palette = o.palette,
+	};
+	if (c->width < 100 || c->width > 1000000)
+		return pa_err_set(err, PA_ERR_USAGE, "width %u out of range (100 to 1000000)",
+				  c->width);
+	if (!(c->minwidth >= 0 && c->minwidth <= 100))
+		return pa_err_set(err, PA_ERR_USAGE, "minwidth must be a percentage (0 to 100)");
+	if ((unsigned)c->palette > PA_FLAME_PAL_IO)
+		return pa_err_set(err, PA_ERR_USAGE, "unknown palette %d", (int)c->palette);
+	if (c->minwidth == 0 && fmt == PA_FLAME_SVG)
+		c->minwidth = 0.1 * 100.0 / (c->width - 2 * SVG_XPAD);
+	return 0;
+}
+
+int pa_flame_write(struct pa_flame *fg, FILE *out, enum pa_flame_format fmt,
+		   const struct pa_flame_opts *opts, struct pa_err *err)
+{
+	struct pa_flame_conf c;
+	if (fmt != PA_FLAME_SVG && fmt != PA_FLAME_HTML)
+		return pa_err_set(err, PA_ERR_USAGE, "unknown output format");
+	int rc = pa_flame_conf_init(&c, opts, fmt, err);
+	if (rc)
+		return rc;
+	if ((rc = pa_flame_prepare(fg)))
+		return pa_err_set(err, rc, "%s", pa_strerror(rc));
+	rc = fmt == PA_FLAME_SVG ? pa_flame_write_svg(fg, out, &c)
+				 : pa_flame_write_html(fg, out, &c);
+	if (rc)
+		return pa_err_set(err, rc, "%s", pa_strerror(rc));
+	if (fflush(out) || ferror(out))
+		return pa_err_set(err, errno ? -errno : -EIO, "write error: %s",
+				  strerror(errno ? errno : EIO));
+	return 0;
+}

@@ -1,0 +1,1387 @@
+/* callgraph.c - perf report's hist entries with call graphs: --children
+ * accumulation and the stdio call-graph layouts (graph, fractal, flat,
+ * folded), computed from buckets after the stream.
+ *
+ * For each bucket, in the order buckets were created (so that an entry's
+ * thread is the one of the first sample that made it, as in perf), the
+ * bucket's raw stack becomes perf's callchain cursor (caller or callee
+ * order, --max-stack, --parent, --ignore-callees), kept once in a pool. The
+ * bucket's samples then go to their self entry with the whole cursor, and
+ * with --children to one entry per cursor position (duplicates within a
+ * sample skipped) with the cursor from that position: what perf's
+ * hist_entry_iter does sample by sample, done once per bucket with summed
+ * periods, which gives the same sums and trees since perf's
+ * callchain_append is additive. An entry only records references
+ * (bucket, position) to the cursors it got.
+ *
+ * Graphs are built when an entry is printed, level by level, by
+ * partitioning its cursors on their next entry's match id (perf's
+ * CCKEY_FUNCTION: same DSO and symbol, or same DSO and address without a
+ * symbol). perf's radix tree is the path-compressed form of that trie; a
+ * branch below the threshold is never printed and never built. Sibling
+ * order follows perf: the larger cumulated period first, equal ones in the
+ * order of perf's rb-tree of children (match_chain's order, descending).
+ */
+#include "internal.h"
+#include "rbtree.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mkey {
+	uint32_t dso_ord; /* 0: no DSO; else dso idx + 1 (perf compares dso pointers) */
+	uint32_t has_sym;
+	uint64_t v; /* symbol start, or the raw ip */
+};
+
+/* A bucket's cursor in the pool. */
+struct bcur {
+	uint32_t off, n;
+};
+
+/* A reference from an entry to a cursor: bucket and start position. */
+struct cref {
+	uint32_t bucket, pos;
+};
+
+struct cg_state {
+	struct cg_entry *e;
+	size_t nr, cap;
+	uint32_t *table;
+	size_t table_cap;
+
+	struct mkey *m;
+	size_t nr_m, cap_m;
+	uint32_t *mtable;
+	size_t mtable_cap;
+
+	/* content-interned strings (comms, parent names) */
+	const char **str;
+	size_t nr_str, cap_str;
+	uint32_t *stable;
+	size_t stable_cap;
+	struct pa_u64map comm_canon; /* comm pointer -> interned */
+	struct pa_dso **dso_canon;   /* by dso idx: first DSO with the same short name */
+
+	uint64_t *cc_total, *cc_total_nf; /* per evsel */
+	unsigned nr_evsels;
+
+	/* cursors, and who refers to them */
+	uint32_t *pool;
+	size_t nr_pool, cap_pool;
+	struct bcur *bcur; /* by bucket */
+	uint32_t *bent;    /* per bucket position (+1 for self): entry, or UINT32_MAX */
+	size_t nr_bent, cap_bent;
+	uint32_t *bent_off; /* by bucket */
+	uint32_t *ref_off;  /* by entry: refs in [ref_off[e], ref_off[e + 1]) */
+	struct cref *refs;
+
+	uint8_t *parent_hit, *ignore_hit; /* per loc: 0 unknown, 1 match, 2 no */
+	uint32_t *cursor, *he_cache;
+	size_t cap_cursor;
+};
+
+/* ---- interning ---------------------------------------------------------- */
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return pa_hash64(h);
+}
+
+static uint64_t str_hash_idx(void *ctx, uint32_t i)
+{
+	return str_hash(((struct cg_state *)ctx)->str[i]);
+}
+
+static const char *intern_str(struct cg_state *c, const char *s)
+{
+	if (pa_report_table_grow(&c->stable, &c->stable_cap, c->nr_str, str_hash_idx, c))
+		return NULL;
+	size_t mask = c->stable_cap - 1, j = str_hash(s) & mask;
+	for (; c->stable[j]; j = (j + 1) & mask)
+		if (!strcmp(c->str[c->stable[j] - 1], s))
+			return c->str[c->stable[j] - 1];
+	if (c->nr_str == c->cap_str) {
+		size_t cap = c->cap_str ? 2 * c->cap_str : 64;
+		void *p = realloc(c->str, cap * sizeof(*c->str));
+		if (!p)
+			return NULL;
+		c->str = p;
+		c->cap_str = cap;
+	}
+	c->str[c->nr_str] = s; /* owned by the session (comms) or the symbol table */
+	c->stable[j] = (uint32_t)++c->nr_str;
+	return s;
+}
+
+static const char *canon_comm(struct cg_state *c, const char *comm)
+{
+	int created;
+	void **slot = pa_u64map_slot(&c->comm_canon, (uint64_t)(uintptr_t)comm, &created);
+	if (!slot)
+		return NULL;
+	if (created)
+		*slot = (void *)intern_str(c, comm);
+	return *slot;
+}
+
+static struct pa_dso *canon_dso(const struct cg_state *c, struct pa_dso *d)
+{
+	return d ? c->dso_canon[d->idx] : NULL;
+}
+
+static uint64_t mkey_hash(const struct mkey *k)
+{
+	return pa_hash64(k->v ^ ((uint64_t)k->dso_ord << 33) ^ ((uint64_t)k->has_sym << 63));
+}
+
+static uint64_t mkey_hash_idx(void *ctx, uint32_t i)
+{
+	return mkey_hash(&((struct cg_state *)ctx)->m[i]);
+}
+
+/* The match id of a frame loc: what perf's match_chain compares. */
+static int loc_match(struct pa_report *r, struct cg_state *c, uint32_t li, uint32_t *out)
+{
+	struct loc *l = &r->locs[li];
+	if (l->match) {
+		*out = l->match - 1;
+		return 0;
+	}
+	struct mkey k = {.dso_ord = l->dso ? l->dso->idx + 1 : 0};
+	if (l->sym && !r->cg.address_key) {
+		k.has_sym = 1;
+		k.v = l->sym->start;
+	} else {
+		k.v = l->ip;
+	}
+	if (pa_report_table_grow(&c->mtable, &c->mtable_cap, c->nr_m, mkey_hash_idx, c))
+		return -ENOMEM;
+	size_t mask = c->mtable_cap - 1, j = mkey_hash(&k) & mask;
+	for (; c->mtable[j]; j = (j + 1) & mask) {
+		const struct mkey *o = &c->m[c->mtable[j] - 1];
+		if (o->dso_ord == k.dso_ord && o->has_sym == k.has_sym && o->v == k.v) {
+			*out = c->mtable[j] - 1;
+			l->match = *out + 1;
+			return 0;
+		}
+	}
+	if (c->nr_m == c->cap_m) {
+		size_t cap = c->cap_m ? 2 * c->cap_m : 1024;
+		void *p = realloc(c->m, cap * sizeof(*c->m));
+		if (!p)
+			return -ENOMEM;
+		c->m = p;
+		c->cap_m = cap;
+	}
+	c->m[c->nr_m] = k;
+	c->mtable[j] = (uint32_t)++c->nr_m;
+	*out = (uint32_t)(c->nr_m - 1);
+	l->match = *out + 1;
+	return 0;
+}
+
+/* ---- hist entries ----------------------------------------------------- */
+
+static uint64_t entry_hash(const struct pa_report *r, const struct cg_state *c,
+                           const struct cg_entry *e)
+{
+	uint64_t h = pa_hash64(e->evsel + 1);
+	for (unsigned i = 0; i < r->nr_keys; i++) {
+		switch (r->keys[i]) {
+		case K_COMM:
+			h = pa_hash64(h ^ (uint64_t)(uintptr_t)e->comm);
+			break;
+		case K_PID:
+		case K_TID:
+			h = pa_hash64(h ^ (uint64_t)(uint32_t)pa_thread_tid(e->thread) << 1);
+			break;
+		case K_DSO:
+			h = pa_hash64(h ^ (uint64_t)(uintptr_t)canon_dso(c, e->dso));
+			break;
+		case K_SYM:
+			if (e->sym)
+				h = pa_hash64(h ^ e->sym->start ^
+				              (uint64_t)(uintptr_t)canon_dso(c, e->dso));
+			else /* perf compares the address only, not the level */
+				h = pa_hash64(h ^ e->addr ^ 7);
+			break;
+		case K_CPU:
+			h = pa_hash64(h ^ e->cpu ^ 0x1234);
+			break;
+		case K_PARENT:
+			h = pa_hash64(h ^ (uint64_t)(uintptr_t)e->parent ^ 0x777);
+			break;
+		}
+	}
+	return h;
+}
+
+static bool entry_eq(const struct pa_report *r, const struct cg_state *c, const struct cg_entry *a,
+                     const struct cg_entry *b)
+{
+	if (a->evsel != b->evsel)
+		return false;
+	for (unsigned i = 0; i < r->nr_keys; i++) {
+		switch (r->keys[i]) {
+		case K_COMM:
+			if (a->comm != b->comm)
+				return false;
+			break;
+		case K_PID:
+		case K_TID:
+			if (pa_thread_tid(a->thread) != pa_thread_tid(b->thread))
+				return false;
+			break;
+		case K_DSO:
+			if (canon_dso(c, a->dso) != canon_dso(c, b->dso))
+				return false;
+			break;
+		case K_SYM:
+			if (!a->sym != !b->sym)
+				return false;
+			if (a->sym) {
+				if (canon_dso(c, a->dso) != canon_dso(c, b->dso) ||
+				    a->sym->start != b->sym->start)
+					return false;
+			} else if (a->addr != b->addr) {
+				return false;
+			}
+			break;
+		case K_CPU:
+			if (a->cpu != b->cpu)
+				return false;
+			break;
+		case K_PARENT:
+			if (a->parent != b->parent)
+				return false;
+			break;
+		}
+	}
+	return true;
+}
+
+static uint64_t entry_hash_idx(void *ctx, uint32_t i)
+{
+	struct pa_report *r = ctx;
+	return entry_hash(r, r->cgs, &r->cgs->e[i]);
+}
+
+/* perf's hists__add_entry: find, or create unless create is false
+ * (then *out is UINT32_MAX when missing). */
+static int findnew_entry(struct pa_report *r, struct cg_state *c, const struct cg_entry *tmp,
+                         bool create, uint32_t *out)
+{
+	if (pa_report_table_grow(&c->table, &c->table_cap, c->nr, entry_hash_idx, r))
+		return -ENOMEM;
+	size_t mask = c->table_cap - 1, j = entry_hash(r, c, tmp) & mask;
+	for (; c->table[j]; j = (j + 1) & mask)
+		if (entry_eq(r, c, &c->e[c->table[j] - 1], tmp)) {
+			*out = c->table[j] - 1;
+			return 0;
+		}
+	if (!create) {
+		*out = UINT32_MAX;
+		return 0;
+	}
+	if (c->nr == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 1024;
+		void *p = realloc(c->e, cap * sizeof(*c->e));
+		if (!p)
+			return -ENOMEM;
+		c->e = p;
+		c->cap = cap;
+	}
+	c->e[c->nr] = *tmp;
+	c->table[j] = (uint32_t)++c->nr;
+	*out = (uint32_t)(c->nr - 1);
+	return 0;
+}
+
+static bool re_hit(const regex_t *re, uint8_t *cache, uint32_t li, const struct pa_sym *sym)
+{
+	if (!cache[li])
+		cache[li] = regexec(re, sym->name, 0, NULL, 0) ? 2 : 1;
+	return cache[li] == 1;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 1024;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
+{
+	const struct bucket *b = &r->buckets[bi];
+	int n = pa_stack_frames(r, b->stack);
+	if (n < 0)
+		return -ENOMEM;
+	if ((size_t)n + 1 > c->cap_cursor) {
+		size_t cap = c->cap_cursor;
+		if (grow((void **)&c->cursor, &cap, (size_t)n + 1, sizeof(*c->cursor)))
+			return -ENOMEM;
+		uint32_t *h = realloc(c->he_cache, (cap + 1) * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		c->he_cache = h;
+		c->cap_cursor = cap;
+	}
+	const struct cg_params *p = &r->cg;
+	/* the cursor, perf's thread__resolve_callchain_sample */
+	const struct loc *root = &r->locs[b->loc];
+	const struct pa_sym *parent = NULL;
+	bool refiltered = false;
+	size_t nc = 0;
+	int take = n < p->max_stack ? n : p->max_stack;
+	for (int i = 0; i < take; i++) {
+		uint32_t li = p->caller ? r->frames[n - 1 - i] : r->frames[i];
+		const struct loc *l = &r->locs[li];
+		if (l->sym) {
+			if (r->has_parent_re && !parent &&
+			    re_hit(&r->parent_re, c->parent_hit, li, l->sym)) {
+				parent = l->sym;
+			} else if (r->has_ignore_re &&
+			           re_hit(&r->ignore_re, c->ignore_hit, li, l->sym)) {
+				/* this symbol becomes the sample's, its callees
+				 * are forgotten; perf copies the whole location,
+				 * which clears the sample's filter bits */
+				root = l;
+				nc = 0;
+				refiltered = true;
+			}
+		}
+		c->cursor[nc++] = li;
+	}
+	bool graphs = p->mode != CG_NONE;
+	/* keep the cursor */
+	c->bcur[bi] = (struct bcur){(uint32_t)c->nr_pool, (uint32_t)nc};
+	if (graphs) {
+		if (grow((void **)&c->pool, &c->cap_pool, c->nr_pool + nc, sizeof(*c->pool)))
+			return -ENOMEM;
+		memcpy(c->pool + c->nr_pool, c->cursor, nc * sizeof(*c->pool));
+		c->nr_pool += nc;
+	}
+	c->bent_off[bi] = (uint32_t)c->nr_bent;
+	size_t nbent = p->children ? nc + 1 : 1;
+	if (grow((void **)&c->bent, &c->cap_bent, c->nr_bent + nbent, sizeof(*c->bent)))
+		return -ENOMEM;
+	uint32_t *bent = c->bent + c->nr_bent;
+	c->nr_bent += nbent;
+
+	struct cg_entry tmp = {.comm = canon_comm(c, b->comm),
+	                       .thread = b->thread,
+	                       .dso = root->dso,
+	                       .sym = root->sym,
+	                       .addr = root->addr,
+	                       .level = root->level,
+	                       .filtered = b->filtered && !refiltered,
+	                       .cpu = b->cpu,
+	                       .parent = parent ? intern_str(c, parent->name) : NULL,
+	                       .evsel = b->evsel};
+	if (!tmp.comm || (parent && !tmp.parent))
+		return -ENOMEM;
+	uint32_t self;
+	if (findnew_entry(r, c, &tmp, true, &self))
+		return -ENOMEM;
+	struct cg_entry *e = &c->e[self];
+	e->period += b->period;
+	e->count += b->count;
+	e->acc_period += b->period;
+	e->acc_count += b->count;
+	bent[0] = UINT32_MAX;
+	if (graphs && nc) {
+		bent[0] = self;
+		e->nr_refs++;
+		if (nc > e->max_depth)
+			e->max_depth = (uint32_t)nc;
+	}
+	/* perf's hist_entry__add_callchain_period: by the entry's flag */
+	if (!e->filtered)
+		c->cc_total_nf[b->evsel] += b->period;
+	c->cc_total[b->evsel] += b->period;
+	if (!p->children)
+		return 0;
+	size_t nr_cache = 0;
+	c->he_cache[nr_cache++] = self;
+	char level = root->level;
+	for (size_t i = 0; i < nc; i++) {
+		const struct loc *l = &r->locs[c->cursor[i]];
+		bent[i + 1] = UINT32_MAX;
+		/* perf's fill_callchain_info: the level follows the maps the
+		 * address was found in; without a map or a symbol, the
+		 * previous one stays */
+		if (l->sym || l->dso)
+			level = l->kernel ? 'k' : '.';
+		struct cg_entry t = tmp;
+		t.dso = l->dso;
+		t.sym = l->sym;
+		t.addr = l->ip;
+		t.level = level;
+		uint32_t idx;
+		if (findnew_entry(r, c, &t, false, &idx))
+			return -ENOMEM;
+		/* a duplicate within this sample (recursion) counts once */
+		bool dup = false;
+		for (size_t k = 0; idx != UINT32_MAX && k < nr_cache && !dup; k++)
+			dup = c->he_cache[k] == idx;
+		if (dup)
+			continue;
+		if (idx == UINT32_MAX) {
+			t.period = t.count = t.acc_period = t.acc_count = 0;
+			t.nr_refs = t.max_depth = 0;
+			if (findnew_entry(r, c, &t, true, &idx))
+				return -ENOMEM;
+		}
+		c->he_cache[nr_cache++] = idx;
+		struct cg_entry *a = &c->e[idx];
+		a->acc_period += b->period;
+		a->acc_count += b->count;
+		if (graphs) {
+			bent[i + 1] = idx;
+			a->nr_refs++;
+			if (nc - i > a->max_depth)
+				a->max_depth = (uint32_t)(nc - i);
+		}
+	}
+	return 0;
+}
+
+/* Entries -> their cursor references, grouped by entry. */
+static int index_refs(struct pa_report *r, struct cg_state *c)
+{
+	c->ref_off = calloc(c->nr + 1, sizeof(*c->ref_off));
+	if (!c->ref_off)
+		return -ENOMEM;
+	size_t total = 0;
+	for (size_t i = 0; i < c->nr; i++) {
+		c->ref_off[i] = (uint32_t)total;
+		total += c->e[i].nr_refs;
+	}
+	c->ref_off[c->nr] = (uint32_t)total;
+	c->refs = malloc((total + 1) * sizeof(*c->refs));
+	uint32_t *fill = calloc(c->nr + 1, sizeof(*fill));
+	if (!c->refs || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	size_t nb = r->nr_buckets;
+	for (size_t bi = 0; bi < nb; bi++) {
+		uint32_t off = c->bent_off[bi];
+		uint32_t end = bi + 1 < nb ? c->bent_off[bi + 1] : (uint32_t)c->nr_bent;
+		for (uint32_t k = off; k < end; k++) {
+			uint32_t ei = c->bent[k];
+			if (ei == UINT32_MAX)
+				continue;
+			/* position 0: the self entry's whole cursor */
+			uint32_t pos = k == off ? 0 : k - off - 1;
+			c->refs[c->ref_off[ei] + fill[ei]++] = (struct cref){(uint32_t)bi, pos};
+		}
+	}
+	free(fill);
+	free(c->bent);
+	c->bent = NULL;
+	free(c->bent_off);
+	c->bent_off = NULL;
+	return 0;
+}
+
+int pa_cg_build(struct pa_report *r)
+{
+	if (r->cgs)
+		return 0;
+	struct cg_state *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	r->cgs = c;
+	unsigned ne = r->nr_evsels + 1;
+	c->cc_total = calloc(ne, sizeof(*c->cc_total));
+	c->cc_total_nf = calloc(ne, sizeof(*c->cc_total_nf));
+	unsigned nd = pa_session_nr_dsos(r->session);
+	c->dso_canon = calloc(nd + 1, sizeof(*c->dso_canon));
+	c->bcur = calloc(r->nr_buckets + 1, sizeof(*c->bcur));
+	c->bent_off = calloc(r->nr_buckets + 1, sizeof(*c->bent_off));
+	c->parent_hit = calloc(r->nr_locs + 1, 1);
+	c->ignore_hit = calloc(r->nr_locs + 1, 1);
+	if (!c->cc_total || !c->cc_total_nf || !c->dso_canon || !c->bcur || !c->bent_off ||
+	    !c->parent_hit || !c->ignore_hit)
+		return -ENOMEM;
+	c->nr_evsels = ne;
+	for (unsigned i = 0; i < nd; i++) {
+		struct pa_dso *d = pa_session_dso(r->session, i);
+		c->dso_canon[i] = d;
+		for (unsigned k = 0; k < i; k++)
+			if (c->dso_canon[k] == pa_session_dso(r->session, k) &&
+			    !strcmp(pa_session_dso(r->session, k)->short_name, d->short_name)) {
+				c->dso_canon[i] = pa_session_dso(r->session, k);
+				break;
+			}
+	}
+	for (size_t i = 0; i < r->nr_buckets; i++)
+		if (add_bucket(r, c, (uint32_t)i))
+			return -ENOMEM;
+	free(c->parent_hit);
+	free(c->ignore_hit);
+	c->parent_hit = c->ignore_hit = NULL;
+	return index_refs(r, c);
+}
+
+void pa_cg_free(struct pa_report *r)
+{
+	struct cg_state *c = r->cgs;
+	if (!c)
+		return;
+	free(c->e);
+	free(c->table);
+	free(c->m);
+	free(c->mtable);
+	free(c->str);
+	free(c->stable);
+	pa_u64map_release(&c->comm_canon);
+	free(c->dso_canon);
+	free(c->cc_total);
+	free(c->cc_total_nf);
+	free(c->pool);
+	free(c->bcur);
+	free(c->bent);
+	free(c->bent_off);
+	free(c->ref_off);
+	free(c->refs);
+	free(c->parent_hit);
+	free(c->ignore_hit);
+	free(c->cursor);
+	free(c->he_cache);
+	free(c);
+	r->cgs = NULL;
+}
+
+size_t pa_cg_nr_entries(const struct pa_report *r)
+{
+	return r->cgs ? r->cgs->nr : 0;
+}
+
+struct cg_entry *pa_cg_entry(const struct pa_report *r, size_t i)
+{
+	return &r->cgs->e[i];
+}
+
+uint64_t pa_cg_callchain_total(const struct pa_report *r, unsigned evsel, bool non_filtered)
+{
+	const struct cg_state *c = r->cgs;
+	if (!c || evsel >= c->nr_evsels)
+		return 0;
+	return non_filtered ? c->cc_total_nf[evsel] : c->cc_total[evsel];
+}
+
+/* ---- graphs, built when printed ------------------------------------------
+ *
+ * Two ways to the same tree. The fast one partitions the entry's chains
+ * level by level (only the levels printed: a branch under the threshold
+ * is never expanded). It is exact when perf's rb-trees of children are
+ * ordered consistently, which holds unless one DSO gives siblings both
+ * with and without a symbol: perf's match_chain then compares symbol
+ * starts with raw addresses, its tree may keep two nodes for one function
+ * (or order them its own way), and the whole graph is rebuilt the way perf
+ * builds it, chain after chain (exact_*).
+ */
+
+/* One cursor of the entry being printed, from its start position. */
+struct ch {
+	const uint32_t *el; /* frame locs */
+	uint32_t len;
+	uint32_t key; /* scratch: match id of the element being partitioned */
+	uint32_t ord; /* order of appending (perf keeps the first one's ip) */
+	uint64_t period, count;
+};
+
+/* perf's radix tree node (exact mode). */
+struct pn {
+	const uint32_t *val; /* its entries (first inserted chain's) */
+	uint32_t val_nr;
+	uint32_t parent;  /* UINT32_MAX for the root */
+	uint32_t root_in; /* rb-tree of children, PA_RB_NIL when none */
+	uint64_t hit, count, children_hit, children_count;
+};
+
+/* A compressed node as printing sees it. */
+struct gnode {
+	const uint32_t *el; /* its entries */
+	uint32_t len;
+	uint64_t hit, count;    /* ending at its last element */
+	uint64_t cumul, ccount; /* callchain_cumul_hits / _counts */
+	uint32_t seq;           /* position in perf's rb_root_in order */
+	/* partition mode */
+	uint32_t lo, hi;   /* its chains (contiguous) */
+	uint32_t depth;    /* of its first element */
+	uint32_t end_lo;   /* chs[lo, end_lo) end at its last element */
+	uint32_t match;    /* of its first element */
+	uint64_t first_ip; /* raw ip of its first element, from the first chain appended */
+	/* exact mode */
+	uint32_t pn;
+};
+
+struct printer {
+	struct pa_report *r;
+	struct cg_state *c;
+	FILE *out;
+	struct ch *chs;
+	uint32_t nr_all;
+	uint64_t min_hit;  /* graph, flat, folded: absolute threshold */
+	bool inconsistent; /* partition mode met mixed siblings */
+	/* exact mode */
+	bool exact;
+	struct pn *pn;
+	struct pa_rb_node *rb;
+	size_t nr_pn, cap_pn;
+};
+
+static const struct cg_state *sort_state;
+
+static int gnode_key_cmp(const void *pa, const void *pb)
+{
+	const struct gnode *a = pa, *b = pb;
+	const struct mkey *x = &sort_state->m[a->match], *y = &sort_state->m[b->match];
+	if (x->dso_ord != y->dso_ord)
+		return x->dso_ord > y->dso_ord ? -1 : 1;
+	uint64_t u = x->has_sym && y->has_sym ? x->v : a->first_ip;
+	uint64_t w = x->has_sym && y->has_sym ? y->v : b->first_ip;
+	if (u != w)
+		return u > w ? -1 : 1;
+	return 0;
+}
+
+static int gnode_cumul_cmp(const void *pa, const void *pb)
+{
+	const struct gnode *a = pa, *b = pb;
+	if (a->cumul != b->cumul)
+		return a->cumul > b->cumul ? -1 : 1;
+	return PA_CMP(a->seq, b->seq);
+}
+
+static uint32_t el_match(const struct printer *pr, const struct ch *h, uint32_t depth)
+{
+	return pr->r->locs[h->el[depth]].match - 1;
+}
+
+static int ch_key_cmp(const void *pa, const void *pb)
+{
+	const struct ch *a = pa, *b = pb;
+	return PA_CMP(a->key, b->key);
+}
+
+/* Sort chs[lo, hi) (all longer than depth) into groups by the match of
+ * element depth; returns the groups in perf's rb_root_in order (the larger
+ * match key first). */
+static struct gnode *split(struct printer *pr, uint32_t lo, uint32_t hi, uint32_t depth, size_t *nr)
+{
+	struct ch *chs = pr->chs;
+	const struct cg_state *c = pr->c;
+	for (uint32_t i = lo; i < hi; i++)
+		chs[i].key = el_match(pr, &chs[i], depth);
+	qsort(chs + lo, hi - lo, sizeof(*chs), ch_key_cmp);
+	size_t cap = 8, n = 0;
+	struct gnode *v = malloc(cap * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (uint32_t i = lo; i < hi;) {
+		uint32_t j = i;
+		while (j < hi && chs[j].key == chs[i].key)
+			j++;
+		if (n == cap) {
+			void *q = realloc(v, 2 * cap * sizeof(*v));
+			if (!q) {
+				free(v);
+				return NULL;
+			}
+			v = q;
+			cap *= 2;
+		}
+		struct gnode g = {.lo = i, .hi = j, .depth = depth, .len = 1, .match = chs[i].key};
+		uint32_t first = i;
+		for (uint32_t k = i; k < j; k++) {
+			g.cumul += chs[k].period;
+			g.ccount += chs[k].count;
+			if (chs[k].ord < chs[first].ord)
+				first = k;
+		}
+		g.first_ip = pr->r->locs[chs[first].el[depth]].ip;
+		v[n++] = g;
+		i = j;
+	}
+	sort_state = c;
+	qsort(v, n, sizeof(*v), gnode_key_cmp);
+	/* siblings from one DSO (adjacent now) with and without a symbol:
+	 * perf's order is not an order any more */
+	for (size_t a = 1; a < n && !pr->inconsistent; a++) {
+		const struct mkey *x = &c->m[v[a - 1].match], *y = &c->m[v[a].match];
+		pr->inconsistent = x->dso_ord == y->dso_ord && x->has_sym != y->has_sym;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i].seq = (uint32_t)i;
+	*nr = n;
+	return v;
+}
+
+/* Extend g down its path: while no chain ends at its last element and all
+ * go on to the same next element. Chains that end are moved first. */
+static void extend(struct printer *pr, struct gnode *g)
+{
+	struct ch *chs = pr->chs;
+	for (;;) {
+		uint32_t last = g->depth + g->len - 1;
+		uint32_t e = g->lo;
+		for (uint32_t k = g->lo; k < g->hi; k++)
+			if (chs[k].len == last + 1) {
+				struct ch t = chs[k];
+				chs[k] = chs[e];
+				chs[e++] = t;
+			}
+		g->end_lo = e;
+		if (e != g->lo)
+			break;
+		uint32_t m = el_match(pr, &chs[g->lo], last + 1);
+		bool same = true;
+		for (uint32_t k = g->lo + 1; k < g->hi && same; k++)
+			same = el_match(pr, &chs[k], last + 1) == m;
+		if (!same)
+			break;
+		g->len++;
+	}
+	g->hit = g->count = 0;
+	for (uint32_t k = g->lo; k < g->end_lo; k++) {
+		g->hit += chs[k].period;
+		g->count += chs[k].count;
+	}
+	g->el = chs[g->lo].el + g->depth;
+}
+
+/* ---- exact mode: perf's callchain_append, chain after chain ---- */
+
+/* perf's match_chain(new entry, existing entry): < 0 when the existing
+ * one is smaller (MATCH_LT), 0 equal. */
+static int match_entries(const struct printer *pr, uint32_t new_li, uint32_t old_li)
+{
+	const struct loc *n = &pr->r->locs[new_li], *o = &pr->r->locs[old_li];
+	uint32_t dn = n->dso ? n->dso->idx + 1 : 0, dold = o->dso ? o->dso->idx + 1 : 0;
+	if (dold != dn)
+		return dold < dn ? -1 : 1;
+	uint64_t a, b;
+	if (n->sym && o->sym && !pr->r->cg.address_key) {
+		a = o->sym->start;
+		b = n->sym->start;
+	} else {
+		a = o->ip;
+		b = n->ip;
+	}
+	return a == b ? 0 : a < b ? -1 : 1;
+}
+
+static int new_pn(struct printer *pr, uint32_t parent, const uint32_t *val, uint32_t nr,
+                  uint32_t *out)
+{
+	if (pr->nr_pn == pr->cap_pn) {
+		size_t cap = pr->cap_pn ? 2 * pr->cap_pn : 256;
+		void *a = realloc(pr->pn, cap * sizeof(*pr->pn));
+		if (!a)
+			return -ENOMEM;
+		pr->pn = a;
+		void *b = realloc(pr->rb, cap * sizeof(*pr->rb));
+		if (!b)
+			return -ENOMEM;
+		pr->rb = b;
+		pr->cap_pn = cap;
+	}
+	pr->pn[pr->nr_pn] =
+	    (struct pn){.val = val, .val_nr = nr, .parent = parent, .root_in = PA_RB_NIL};
+	*out = (uint32_t)pr->nr_pn++;
+	return 0;
+}
+
+static void rb_link(struct printer *pr, uint32_t parent_pn, uint32_t node, uint32_t at,
+                    uint32_t *link)
+{
+	pr->rb[node] = (struct pa_rb_node){PA_RB_NIL, PA_RB_NIL, at, 1};
+	*link = node;
+	struct pa_rb t = {pr->rb, pr->pn[parent_pn].root_in};
+	pa_rb_insert_color(&t, node);
+	pr->pn[parent_pn].root_in = t.root;
+}
+
+static int exact_append(struct printer *pr, uint32_t node, const uint32_t *el, uint32_t len,
+                        uint64_t period, uint64_t count);
+
+/* append_chain_children: find the child whose first entry matches el[0]. */
+static int exact_children(struct printer *pr, uint32_t node, const uint32_t *el, uint32_t len,
+                          uint64_t period, uint64_t count)
+{
+	uint32_t at = PA_RB_NIL, *link = &pr->pn[node].root_in;
+	while (*link != PA_RB_NIL) {
+		at = *link;
+		int m = match_entries(pr, el[0], pr->pn[at].val[0]);
+		if (!m) {
+			int ret = exact_append(pr, at, el, len, period, count);
+			if (ret)
+				return ret;
+			goto inc;
+		}
+		link = m < 0 ? &pr->rb[at].left : &pr->rb[at].right;
+	}
+	uint32_t child;
+	if (new_pn(pr, node, el, len, &child))
+		return -ENOMEM;
+	pr->pn[child].hit = period;
+	pr->pn[child].count = count;
+	/* pn may have moved */
+	link = at == PA_RB_NIL                                   ? &pr->pn[node].root_in
+	       : match_entries(pr, el[0], pr->pn[at].val[0]) < 0 ? &pr->rb[at].left
+	                                                         : &pr->rb[at].right;
+	rb_link(pr, node, child, at, link);
+inc:
+	pr->pn[node].children_hit += period;
+	pr->pn[node].children_count += count;
+	return 0;
+}
+
+/* append_chain: el[0] matched node's first entry. */
+static int exact_append(struct printer *pr, uint32_t node, const uint32_t *el, uint32_t len,
+                        uint64_t period, uint64_t count)
+{
+	struct pn *p = &pr->pn[node];
+	uint32_t i = 0;
+	while (i < p->val_nr && i < len && !match_entries(pr, el[i], p->val[i]))
+		i++;
+	if (i < p->val_nr) {
+		/* split: node keeps val[0, i), a new child takes the rest and
+		 * node's children */
+		uint32_t rest;
+		if (new_pn(pr, node, p->val + i, p->val_nr - i, &rest))
+			return -ENOMEM;
+		p = &pr->pn[node];
+		struct pn *q = &pr->pn[rest];
+		q->root_in = p->root_in;
+		for (uint32_t ch = pa_rb_first(&(struct pa_rb){pr->rb, q->root_in});
+		     ch != PA_RB_NIL; ch = pa_rb_next(&(struct pa_rb){pr->rb, q->root_in}, ch))
+			pr->pn[ch].parent = rest;
+		q->hit = p->hit;
+		q->count = p->count;
+		q->children_hit = p->children_hit;
+		q->children_count = p->children_count;
+		p->val_nr = i;
+		p->root_in = PA_RB_NIL;
+		pr->rb[rest] = (struct pa_rb_node){PA_RB_NIL, PA_RB_NIL, PA_RB_NIL, 0};
+		p->root_in = rest;
+		p->children_hit = q->hit + q->children_hit;
+		p->children_count = q->count + q->children_count;
+		if (i < len) {
+			p->hit = 0;
+			p->count = 0;
+			p->children_hit += period;
+			p->children_count += count;
+			uint32_t nb;
+			if (new_pn(pr, node, el + i, len - i, &nb))
+				return -ENOMEM;
+			pr->pn[nb].hit = period;
+			pr->pn[nb].count = count;
+			uint32_t *link = match_entries(pr, el[i], pr->pn[rest].val[0]) < 0
+			                     ? &pr->rb[rest].left
+			                     : &pr->rb[rest].right;
+			rb_link(pr, node, nb, rest, link);
+		} else {
+			p->hit = period;
+			p->count = count;
+		}
+		return 0;
+	}
+	if (i == len) {
+		p->hit += period;
+		p->count += count;
+		return 0;
+	}
+	return exact_children(pr, node, el + i, len - i, period, count);
+}
+
+static int ch_ord_cmp(const void *pa, const void *pb)
+{
+	return PA_CMP(((const struct ch *)pa)->ord, ((const struct ch *)pb)->ord);
+}
+
+static int exact_build(struct printer *pr)
+{
+	uint32_t root;
+	pr->nr_pn = 0;
+	if (new_pn(pr, UINT32_MAX, NULL, 0, &root))
+		return -ENOMEM;
+	/* in the order perf appended them */
+	qsort(pr->chs, pr->nr_all, sizeof(*pr->chs), ch_ord_cmp);
+	for (uint32_t k = 0; k < pr->nr_all; k++) {
+		const struct ch *h = &pr->chs[k];
+		if (h->len && exact_children(pr, root, h->el, h->len, h->period, h->count))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct gnode exact_gnode(const struct printer *pr, uint32_t i, uint32_t seq)
+{
+	const struct pn *p = &pr->pn[i];
+	return (struct gnode){.el = p->val,
+	                      .len = p->val_nr,
+	                      .hit = p->hit,
+	                      .count = p->count,
+	                      .cumul = p->hit + p->children_hit,
+	                      .ccount = p->count + p->children_count,
+	                      .seq = seq,
+	                      .pn = i};
+}
+
+/* The children of g in perf's rb_root_in order (g NULL: the root's). */
+static struct gnode *exact_children_of(const struct printer *pr, const struct gnode *g, size_t *nr)
+{
+	uint32_t node = g ? g->pn : 0;
+	struct pa_rb t = {pr->rb, pr->pn[node].root_in};
+	size_t n = 0;
+	for (uint32_t ch = pa_rb_first(&t); ch != PA_RB_NIL; ch = pa_rb_next(&t, ch))
+		n++;
+	struct gnode *v = malloc((n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	n = 0;
+	for (uint32_t ch = pa_rb_first(&t); ch != PA_RB_NIL; ch = pa_rb_next(&t, ch)) {
+		v[n] = exact_gnode(pr, ch, (uint32_t)n);
+		n++;
+	}
+	*nr = n;
+	return v;
+}
+
+/* ---- either mode ---- */
+
+/* All children of g (g NULL: the root's) in rb_root_in order, extended. */
+static struct gnode *all_children(struct printer *pr, const struct gnode *g, size_t *nr)
+{
+	if (pr->exact)
+		return exact_children_of(pr, g, nr);
+	uint32_t lo = g ? g->end_lo : 0, hi = g ? g->hi : pr->nr_all;
+	uint32_t depth = g ? g->depth + g->len : 0;
+	if (lo >= hi) {
+		*nr = 0;
+		return malloc(sizeof(struct gnode));
+	}
+	return split(pr, lo, hi, depth, nr);
+}
+
+/* The children of g over min_hit, sorted as perf prints them. */
+static struct gnode *children(struct printer *pr, const struct gnode *g, uint64_t min_hit,
+                              size_t *nr)
+{
+	size_t n;
+	struct gnode *v = all_children(pr, g, &n);
+	if (!v)
+		return NULL;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].cumul >= min_hit)
+			v[m++] = v[i];
+	/* equal cumulated hits keep the rb_root_in order */
+	qsort(v, m, sizeof(*v), gnode_cumul_cmp);
+	if (!pr->exact)
+		for (size_t i = 0; i < m; i++)
+			extend(pr, &v[i]);
+	*nr = m;
+	return v;
+}
+
+static const char *el_name(const struct printer *pr, uint32_t li, char *buf, size_t size)
+{
+	const struct loc *l = &pr->r->locs[li];
+	if (l->sym)
+		return l->sym->name;
+	snprintf(buf, size, "%#" PRIx64, l->ip);
+	return buf;
+}
+
+static void print_value(const struct printer *pr, uint64_t period, uint64_t count, uint64_t total)
+{
+	switch (pr->r->cg.value) {
+	case CG_PERIOD:
+		fprintf(pr->out, "%" PRIu64, period);
+		break;
+	case CG_COUNT:
+		fprintf(pr->out, "%u", (unsigned)count);
+		break;
+	default:
+		fprintf(pr->out, "%.2f%%", total ? (double)period * 100.0 / (double)total : 0.0);
+		break;
+	}
+}
+
+static void left_margin(FILE *out, int margin)
+{
+	fprintf(out, "            %*s", margin, "");
+}
+
+static void graph_line(FILE *out, int depth, int mask, int margin)
+{
+	left_margin(out, margin);
+	for (int i = 0; i < depth; i++)
+		fputs(mask & (1 << i) ? "|          " : "           ", out);
+	fputc('\n', out);
+}
+
+static void graph_entry(const struct printer *pr, uint64_t cumul, uint64_t ccount, int depth,
+                        int mask, int period_idx, uint64_t total, int margin, const char *name)
+{
+	FILE *out = pr->out;
+	left_margin(out, margin);
+	for (int i = 0; i < depth; i++) {
+		fputc(mask & (1 << i) ? '|' : ' ', out);
+		if (!period_idx && i == depth - 1) {
+			fputs("--", out);
+			print_value(pr, cumul, ccount, total);
+			fputs("--", out);
+		} else {
+			fputs("          ", out);
+		}
+	}
+	fputs(name, out);
+	fputc('\n', out);
+}
+
+static uint64_t min_hit_for(const struct printer *pr, uint64_t children_hit)
+{
+	if (pr->r->cg.mode == CG_FRACTAL) {
+		/* perf: ceil(children_hit * min_percent / 100), without libm */
+		double x = (double)children_hit * (pr->r->cg.min_percent / 100.0);
+		uint64_t v = x > 0 ? (uint64_t)x : 0;
+		return (double)v < x ? v + 1 : v;
+	}
+	return pr->min_hit;
+}
+
+/* perf's __callchain__fprintf_graph: the children of parent (NULL: the
+ * entry's root). */
+static int print_graph_level(struct printer *pr, const struct gnode *parent, uint64_t children_hit,
+                             uint64_t children_count, uint64_t total, int depth, int mask,
+                             int margin, size_t *printed)
+{
+	const struct cg_params *p = &pr->r->cg;
+	size_t n;
+	struct gnode *v = children(pr, parent, min_hit_for(pr, children_hit), &n);
+	if (!v)
+		return -ENOMEM;
+	uint64_t remaining = total;
+	int new_mask = mask;
+	uint32_t entries = 0;
+	long cumul_count = 0;
+	bool any = false;
+	char buf[64];
+	for (size_t i = 0; i < n; i++) {
+		struct gnode *g = &v[i];
+		any = true;
+		remaining -= g->cumul;
+		cumul_count += (long)g->ccount;
+		if (i + 1 == n && (p->mode != CG_FRACTAL || !remaining))
+			new_mask &= ~(1 << (depth - 1));
+		graph_line(pr->out, depth, mask, margin);
+		for (uint32_t k = 0; k < g->len; k++)
+			graph_entry(pr, g->cumul, g->ccount, depth, new_mask, (int)k, total, margin,
+			            el_name(pr, g->el[k], buf, sizeof(buf)));
+		*printed += g->len;
+		uint64_t ch_hit = g->cumul - g->hit, ch_count = g->ccount - g->count;
+		uint64_t new_total = p->mode == CG_FRACTAL ? ch_hit : total;
+		if (print_graph_level(pr, g, ch_hit, ch_count, new_total, depth + 1,
+		                      new_mask | (1 << depth), margin, printed)) {
+			free(v);
+			return -ENOMEM;
+		}
+		if (++entries == p->print_limit)
+			break;
+	}
+	if (p->mode == CG_FRACTAL && remaining && remaining != total) {
+		bool show = true;
+		uint64_t rc = 0;
+		if (p->value == CG_COUNT && any) {
+			long left = (long)children_count - cumul_count;
+			show = left > 0;
+			rc = show ? (uint64_t)left : 0;
+		}
+		if (show) {
+			new_mask &= ~(1 << (depth - 1));
+			/* perf 6.1 mallocs this fake symbol without clearing it,
+			 * so it sometimes adds " (inlined)" (uninitialized bit) */
+			graph_entry(pr, remaining, rc, depth, new_mask, 0, total, margin, "[...]");
+			(*printed)++;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+static int print_graph(struct printer *pr, uint64_t total, uint64_t parent_samples)
+{
+	const struct cg_params *p = &pr->r->cg;
+	FILE *out = pr->out;
+	int margin = 0;
+	size_t printed = 0;
+	uint64_t root_hit = 0, root_count = 0;
+	for (uint32_t i = 0; i < pr->nr_all; i++) {
+		root_hit += pr->chs[i].period;
+		root_count += pr->chs[i].count;
+	}
+	size_t n;
+	struct gnode *v = children(pr, NULL, min_hit_for(pr, root_hit), &n);
+	if (!v)
+		return -ENOMEM;
+	struct gnode single, *under = NULL;
+	uint64_t children_hit = root_hit, children_count = root_count;
+	if (n && !(n > 1 || v[0].cumul != parent_samples)) {
+		/* a single root: no percentage, one level less */
+		single = v[0];
+		bool started = false;
+		uint32_t entries = 0;
+		char buf[64];
+		for (uint32_t k = 0; k < single.len; k++) {
+			if (k == 0 && p->skip_first)
+				continue;
+			if (!started) {
+				left_margin(out, margin);
+				fputs("|\n", out);
+				left_margin(out, margin);
+				fputs("---", out);
+				margin += 3;
+				started = true;
+			} else {
+				left_margin(out, margin);
+			}
+			fprintf(out, "%s\n", el_name(pr, single.el[k], buf, sizeof(buf)));
+			printed++;
+			if (++entries == p->print_limit)
+				break;
+		}
+		under = &single;
+		children_hit = single.cumul - single.hit;
+		children_count = single.ccount - single.count;
+	}
+	free(v);
+	if (p->mode == CG_FRACTAL)
+		total = parent_samples;
+	if (print_graph_level(pr, under, children_hit, children_count, total, 1, 1, margin,
+	                      &printed))
+		return -ENOMEM;
+	if (printed)
+		fputc('\n', out);
+	return 0;
+}
+
+/* flat and folded: every node where chains end, over min_hit */
+struct flat_item {
+	struct gnode g;
+	uint32_t seq;
+	const uint32_t *path; /* partition: the chain, path = path[0, path_len) */
+	uint32_t path_len;
+};
+
+struct flat_list {
+	struct flat_item *v;
+	size_t n, cap;
+};
+
+static int collect_flat(struct printer *pr, const struct gnode *g, struct flat_list *fl)
+{
+	/* perf's __sort_chain_flat: children first (rb_root_in order), then
+	 * the node itself */
+	size_t n;
+	struct gnode *v = all_children(pr, g, &n);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct gnode *k = &v[i];
+		if (pr->min_hit && k->cumul < pr->min_hit)
+			continue; /* nothing below can reach it */
+		if (!pr->exact)
+			extend(pr, k);
+		if (collect_flat(pr, k, fl)) {
+			free(v);
+			return -ENOMEM;
+		}
+		if (k->hit && k->hit >= pr->min_hit) {
+			if (fl->n == fl->cap) {
+				size_t cap = fl->cap ? 2 * fl->cap : 64;
+				void *q = realloc(fl->v, cap * sizeof(*fl->v));
+				if (!q) {
+					free(v);
+					return -ENOMEM;
+				}
+				fl->v = q;
+				fl->cap = cap;
+			}
+			struct flat_item it = {.g = *k, .seq = (uint32_t)fl->n};
+			if (!pr->exact) {
+				it.path = pr->chs[k->lo].el;
+				it.path_len = k->depth + k->len;
+			}
+			fl->v[fl->n++] = it;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+static int flat_cmp(const void *pa, const void *pb)
+{
+	const struct flat_item *a = pa, *b = pb;
+	if (a->g.hit != b->g.hit)
+		return a->g.hit > b->g.hit ? -1 : 1;
+	return PA_CMP(a->seq, b->seq);
+}
+
+/* Entries from the root to the end of the item, in cursor order. */
+static void print_path(struct printer *pr, const struct flat_item *it, bool folded)
+{
+	char buf[64];
+	bool first = true;
+	if (!pr->exact) {
+		for (uint32_t k = 0; k < it->path_len; k++) {
+			const char *name = el_name(pr, it->path[k], buf, sizeof(buf));
+			if (folded)
+				fprintf(pr->out, "%s%s", first ? "" : ";", name);
+			else
+				fprintf(pr->out, "                %s\n", name);
+			first = false;
+		}
+		return;
+	}
+	/* exact: the ancestors' entries, root first */
+	uint32_t chain[4096], depth = 0;
+	for (uint32_t p = it->g.pn; p != UINT32_MAX && p != 0 && depth < 4096; p = pr->pn[p].parent)
+		chain[depth++] = p;
+	while (depth--) {
+		const struct pn *p = &pr->pn[chain[depth]];
+		for (uint32_t k = 0; k < p->val_nr; k++) {
+			const char *name = el_name(pr, p->val[k], buf, sizeof(buf));
+			if (folded)
+				fprintf(pr->out, "%s%s", first ? "" : ";", name);
+			else
+				fprintf(pr->out, "                %s\n", name);
+			first = false;
+		}
+	}
+}
+
+static int print_flat(struct printer *pr, uint64_t total)
+{
+	const struct cg_params *p = &pr->r->cg;
+	struct flat_list fl = {0};
+	if (collect_flat(pr, NULL, &fl)) {
+		free(fl.v);
+		return -ENOMEM;
+	}
+	qsort(fl.v, fl.n, sizeof(*fl.v), flat_cmp);
+	for (size_t i = 0; i < fl.n; i++) {
+		const struct flat_item *it = &fl.v[i];
+		if (p->mode == CG_FLAT) {
+			fputs("           ", pr->out);
+			print_value(pr, it->g.cumul, it->g.ccount, total);
+			fputc('\n', pr->out);
+			print_path(pr, it, false);
+			fputc('\n', pr->out);
+		} else {
+			print_value(pr, it->g.hit, it->g.count, total);
+			fputc(' ', pr->out);
+			print_path(pr, it, true);
+			fputc('\n', pr->out);
+		}
+		if (i + 1 == p->print_limit)
+			break;
+	}
+	free(fl.v);
+	return 0;
+}
+
+static int print_any(struct printer *pr, uint64_t total, uint64_t parent)
+{
+	switch (pr->r->cg.mode) {
+	case CG_GRAPH:
+	case CG_FRACTAL:
+		return print_graph(pr, total, parent);
+	case CG_FLAT:
+	case CG_FOLDED:
+		return print_flat(pr, total);
+	default:
+		return 0;
+	}
+}
+
+int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
+                      uint64_t total_period, uint64_t parent_period)
+{
+	struct cg_state *c = r->cgs;
+	if (!c || !e->nr_refs || r->cg.mode == CG_NONE)
+		return 0;
+	size_t ei = (size_t)(e - c->e);
+	uint32_t lo = c->ref_off[ei], hi = c->ref_off[ei + 1];
+	struct ch *chs = malloc((hi - lo + 1) * sizeof(*chs));
+	if (!chs)
+		return -ENOMEM;
+	uint32_t n = 0;
+	for (uint32_t k = lo; k < hi; k++) {
+		const struct cref *ref = &c->refs[k];
+		const struct bcur *bc = &c->bcur[ref->bucket];
+		const struct bucket *b = &r->buckets[ref->bucket];
+		chs[n] = (struct ch){.el = c->pool + bc->off + ref->pos,
+		                     .len = bc->n - ref->pos,
+		                     .ord = n,
+		                     .period = b->period,
+		                     .count = b->count};
+		for (uint32_t i = 0; i < chs[n].len; i++) {
+			uint32_t m;
+			if (loc_match(r, c, chs[n].el[i], &m)) {
+				free(chs);
+				return -ENOMEM;
+			}
+		}
+		n++;
+	}
+	uint64_t cc_total = pa_cg_callchain_total(r, e->evsel, r->opts.relative);
+	struct printer pr = {.r = r,
+	                     .c = c,
+	                     .chs = chs,
+	                     .nr_all = n,
+	                     .min_hit = (uint64_t)((double)cc_total * (r->cg.min_percent / 100.0))};
+	/* the fast way into memory first: it tells whether it was exact */
+	char *buf = NULL;
+	size_t len = 0;
+	pr.out = open_memstream(&buf, &len);
+	int ret = pr.out ? print_any(&pr, total_period, parent_period) : -ENOMEM;
+	if (pr.out)
+		fclose(pr.out);
+	if (!ret && pr.inconsistent) {
+		/* perf's own tree, chain after chain */
+		pr.exact = true;
+		pr.out = out;
+		ret = exact_build(&pr);
+		if (!ret)
+			ret = print_any(&pr, total_period, parent_period);
+	} else if (!ret) {
+		fwrite(buf, 1, len, out);
+	}
+	free(buf);
+	free(pr.pn);
+	free(pr.rb);
+	free(chs);
+	return ret;
+}

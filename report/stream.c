@@ -1,0 +1,411 @@
+/* stream.c - the samples of call-chain mode, in two stages.
+ *
+ * Stage 1 runs in the session's callback, where the address spaces are as
+ * they were when the sample was taken: it applies the cpu/time/event
+ * filters (report.c did), resolves the sample's ip and each call-chain
+ * entry to a loc (cpumode switching at the PERF_CONTEXT_* markers, which
+ * are not frames; a marker perf does not know empties the chain, as perf
+ * discards such a chain) through a cache per (thread, cpumode, ip) valid
+ * while no address space changes, and writes a compact record: thread,
+ * comm, cpu, event, filter flag, period and the frame locs, leaf first.
+ *
+ * Stage 2 turns records into buckets: a cache of recent (record key ->
+ * bucket) pairs, where hits only add to the cached slot, then the stack
+ * trie and the bucket table for the rest. It touches only report-owned
+ * data, so with two CPUs it runs on a second thread, fed by batches of
+ * records; the order of records, hence of buckets, is the stream's.
+ *
+ * No allocation per sample: batches are reused, caches are fixed.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BATCH_BYTES (256u << 10)
+#define NBATCH      8
+#define FRAME_SLOTS 16384
+#define KEY_SLOTS   16384
+#define KEY_MAX     24
+
+struct rec {
+	struct pa_thread *thread;
+	const char *comm;
+	uint64_t period;
+	uint32_t kcpu, sloc;
+	uint16_t evsel;
+	uint8_t filtered;
+	uint8_t pad;
+	uint32_t n; /* frame locs that follow, leaf first */
+};
+
+/* (thread, cpumode, ip) -> loc while no address space changed. */
+struct frame_slot {
+	uint64_t ip, generation;
+	const void *thread;
+	uint32_t cpumode, loc;
+};
+
+/* A record's key -> its bucket; hits are summed here first. */
+struct key_slot {
+	uint64_t hash;
+	const void *thread;
+	const char *comm;
+	uint32_t kcpu, sloc;
+	uint16_t evsel, n;
+	uint32_t bucket;
+	uint64_t acc_period;
+	uint64_t acc_count;
+	uint32_t frames[KEY_MAX];
+};
+
+struct batch {
+	uint8_t *buf;
+	size_t used;
+};
+
+struct pa_stream {
+	/* stage 1 */
+	struct frame_slot *frames_cache;
+	struct batch *cur;
+	uint32_t *tmp;
+	size_t cap_tmp;
+
+	/* stage 2 */
+	struct key_slot *keys;
+
+	/* the hand-over */
+	bool threaded;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct batch b[NBATCH];
+	unsigned head, tail, nfull; /* fill at head, consume at tail */
+	bool done, started;
+	int err;
+};
+
+/* ---- stage 2 ------------------------------------------------------------- */
+
+static uint64_t key_hash(const struct rec *rc, const uint32_t *fr)
+{
+	uint64_t h =
+	    pa_hash64((uint64_t)(uintptr_t)rc->thread ^ ((uint64_t)rc->sloc << 32) ^ rc->kcpu);
+	h ^= (uint64_t)(uintptr_t)rc->comm ^ ((uint64_t)rc->evsel << 48) ^ rc->n;
+	for (uint32_t i = 0; i < rc->n; i++)
+		h = (h ^ fr[i]) * 0x9E3779B97F4A7C15ull + (h >> 29);
+	return pa_hash64(h);
+}
+
+static void flush_slot(struct pa_report *r, struct key_slot *ks)
+{
+	if (ks->acc_count) {
+		r->buckets[ks->bucket].period += ks->acc_period;
+		r->buckets[ks->bucket].count += ks->acc_count;
+		ks->acc_period = 0;
+		ks->acc_count = 0;
+	}
+}
+
+static int consume(struct pa_report *r, const struct rec *rc)
+{
+	struct pa_stream *st = r->stream;
+	const uint32_t *fr = (const uint32_t *)(rc + 1);
+	struct key_slot *ks = NULL;
+	uint64_t h = 0;
+	if (rc->n <= KEY_MAX) {
+		h = key_hash(rc, fr);
+		ks = &st->keys[h & (KEY_SLOTS - 1)];
+		if (ks->hash == h && ks->thread == rc->thread && ks->sloc == rc->sloc &&
+		    ks->comm == rc->comm && ks->kcpu == rc->kcpu && ks->evsel == rc->evsel &&
+		    ks->n == rc->n && !memcmp(ks->frames, fr, rc->n * sizeof(*fr))) {
+			ks->acc_period += rc->period;
+			ks->acc_count++;
+			return 0;
+		}
+		flush_slot(r, ks);
+	}
+	uint32_t stack = 0, bucket;
+	if (rc->n && pa_stack_insert(r, fr, rc->n, &stack))
+		return -ENOMEM;
+	if (pa_report_add_to_bucket(r, rc->evsel, rc->thread, rc->comm, rc->kcpu, rc->sloc, stack,
+	                            rc->filtered, rc->period, 1, &bucket))
+		return -ENOMEM;
+	if (r->first_evsel < 0 && !rc->filtered)
+		r->first_evsel = rc->evsel;
+	if (ks) {
+		ks->hash = h;
+		ks->thread = rc->thread;
+		ks->comm = rc->comm;
+		ks->kcpu = rc->kcpu;
+		ks->sloc = rc->sloc;
+		ks->evsel = rc->evsel;
+		ks->n = (uint16_t)rc->n;
+		ks->bucket = bucket;
+		memcpy(ks->frames, fr, rc->n * sizeof(*fr));
+	}
+	return 0;
+}
+
+static size_t rec_size(const struct rec *rc)
+{
+	return PA_ALIGN_UP(sizeof(*rc) + rc->n * sizeof(uint32_t), 8);
+}
+
+static int consume_batch(struct pa_report *r, const struct batch *b)
+{
+	for (size_t off = 0; off < b->used;) {
+		const struct rec *rc = (const struct rec *)(b->buf + off);
+		int ret = consume(r, rc);
+		if (ret)
+			return ret;
+		off += rec_size(rc);
+	}
+	return 0;
+}
+
+static void *stage2(void *arg)
+{
+	struct pa_report *r = arg;
+	struct pa_stream *st = r->stream;
+	pthread_mutex_lock(&st->mu);
+	for (;;) {
+		while (!st->nfull && !st->done)
+			pthread_cond_wait(&st->cv, &st->mu);
+		if (!st->nfull && st->done)
+			break;
+		struct batch *b = &st->b[st->tail];
+		pthread_mutex_unlock(&st->mu);
+		int ret = st->err ? 0 : consume_batch(r, b);
+		pthread_mutex_lock(&st->mu);
+		if (ret && !st->err)
+			st->err = ret;
+		b->used = 0;
+		st->tail = (st->tail + 1) % NBATCH;
+		st->nfull--;
+		pthread_cond_broadcast(&st->cv);
+	}
+	pthread_mutex_unlock(&st->mu);
+	return NULL;
+}
+
+/* Hand the current batch over (or consume it here) and get an empty one. */
+static int next_batch(struct pa_report *r)
+{
+	struct pa_stream *st = r->stream;
+	if (!st->threaded) {
+		int ret = consume_batch(r, st->cur);
+		st->cur->used = 0;
+		return ret;
+	}
+	pthread_mutex_lock(&st->mu);
+	st->nfull++;
+	st->head = (st->head + 1) % NBATCH;
+	pthread_cond_broadcast(&st->cv);
+	while (st->nfull == NBATCH && !st->err)
+		pthread_cond_wait(&st->cv, &st->mu);
+	st->cur = &st->b[st->head];
+	int err = st->err;
+	pthread_mutex_unlock(&st->mu);
+	return err;
+}
+
+/* ---- stage 1 ------------------------------------------------------------- */
+
+static int frame_loc(struct pa_report *r, struct pa_session *s, struct pa_thread *t,
+                     uint32_t cpumode, uint64_t ip, uint64_t gen, uint32_t *out)
+{
+	struct pa_stream *st = r->stream;
+	uint64_t h = pa_hash64(ip ^ ((uint64_t)(uintptr_t)t << 9) ^ cpumode);
+	struct frame_slot *fs = &st->frames_cache[h & (FRAME_SLOTS - 1)];
+	if (fs->ip == ip && fs->thread == t && fs->cpumode == cpumode && fs->generation == gen) {
+		*out = fs->loc;
+		return 0;
+	}
+	struct pa_addr_loc al;
+	bool found = pa_session_find_map(s, t, (uint8_t)cpumode, ip, &al);
+	if (pa_report_intern_loc(r, found ? al.dso : NULL, found ? al.addr : ip, ip, al.level,
+	                         cpumode == PA_MISC_KERNEL, out))
+		return -ENOMEM;
+	if (found)
+		al.dso->hit = true;
+	*fs = (struct frame_slot){
+	    .ip = ip, .generation = gen, .thread = t, .cpumode = cpumode, .loc = *out};
+	return 0;
+}
+
+/* The sample's own ip, resolved by the session: cached like a frame, in
+ * another key space (its loc has no raw ip). */
+#define SAMPLE_KEY 0x100u
+
+static int sample_loc(struct pa_report *r, struct pa_thread *t, const struct pa_event *ev,
+                      const struct pa_addr_loc *al, uint64_t gen, uint32_t *out)
+{
+	struct pa_stream *st = r->stream;
+	uint32_t mode = SAMPLE_KEY | al->cpumode;
+	uint64_t ip = ev->sample.ip;
+	uint64_t h = pa_hash64(ip ^ ((uint64_t)(uintptr_t)t << 9) ^ mode);
+	struct frame_slot *fs = &st->frames_cache[h & (FRAME_SLOTS - 1)];
+	if (fs->ip == ip && fs->thread == t && fs->cpumode == mode && fs->generation == gen) {
+		*out = fs->loc;
+		return 0;
+	}
+	bool found = al->map != NULL;
+	if (pa_report_intern_loc(r, found ? al->dso : NULL, found ? al->addr : ip, 0, al->level,
+	                         al->cpumode == PA_MISC_KERNEL, out))
+		return -ENOMEM;
+	*fs = (struct frame_slot){
+	    .ip = ip, .generation = gen, .thread = t, .cpumode = mode, .loc = *out};
+	return 0;
+}
+
+int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_event *ev,
+                     struct pa_thread *t, const struct pa_addr_loc *al, unsigned evsel,
+                     uint32_t cpu, uint64_t period)
+{
+	struct pa_stream *st = r->stream;
+	uint64_t gen = pa_session_maps_generation(s);
+	uint64_t nr = (ev->sample.type & PA_SAMPLE_CALLCHAIN) ? ev->sample.callchain_nr : 0;
+	size_t max = sizeof(struct rec) + nr * sizeof(uint32_t) + 8;
+	if (max > BATCH_BYTES) {
+		/* a chain longer than a batch: give it a batch of its own */
+		if (st->cur->used && next_batch(r))
+			return st->err ? st->err : -ENOMEM;
+		uint8_t *p = realloc(st->cur->buf, max);
+		if (!p)
+			return -ENOMEM;
+		st->cur->buf = p;
+	} else if (st->cur->used + max > BATCH_BYTES) {
+		int ret = next_batch(r);
+		if (ret)
+			return ret;
+	}
+	struct rec *rc = (struct rec *)(st->cur->buf + st->cur->used);
+	uint32_t *fr = (uint32_t *)(rc + 1);
+	const char *comm = pa_thread_comm(t);
+	*rc = (struct rec){.thread = t,
+	                   .comm = comm,
+	                   .period = period,
+	                   .kcpu = r->need_cpu ? cpu : UINT32_MAX,
+	                   .evsel = (uint16_t)evsel,
+	                   .filtered = pa_report_sample_filtered(r, t, comm, al)};
+	if (sample_loc(r, t, ev, al, gen, &rc->sloc))
+		return -ENOMEM;
+	const uint64_t *chain = ev->sample.callchain;
+	uint32_t cpumode = PA_MISC_USER, n = 0;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t ip = chain[i];
+		if (ip >= PA_CONTEXT_MAX) {
+			if (ip == PA_CONTEXT_HV) {
+				cpumode = PA_MISC_HYPERVISOR;
+			} else if (ip == PA_CONTEXT_KERNEL) {
+				cpumode = PA_MISC_KERNEL;
+			} else if (ip == PA_CONTEXT_USER) {
+				cpumode = PA_MISC_USER;
+			} else {
+				/* perf: "corrupted callchain", all of it discarded */
+				n = 0;
+				break;
+			}
+			continue;
+		}
+		if (frame_loc(r, s, t, cpumode, ip, gen, &fr[n++]))
+			return -ENOMEM;
+	}
+	rc->n = n;
+	st->cur->used += rec_size(rc);
+	return 0;
+}
+
+/* ---- lifecycle ------------------------------------------------------------- */
+
+int pa_stream_start(struct pa_report *r)
+{
+	struct pa_stream *st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	r->stream = st;
+	st->frames_cache = calloc(FRAME_SLOTS, sizeof(*st->frames_cache));
+	st->keys = calloc(KEY_SLOTS, sizeof(*st->keys));
+	if (!st->frames_cache || !st->keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < KEY_SLOTS; i++)
+		st->keys[i].n = UINT16_MAX; /* never matches */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	st->threaded = cpus > 1 && !getenv("PA_NO_THREADS");
+	unsigned nb = st->threaded ? NBATCH : 1;
+	for (unsigned i = 0; i < nb; i++)
+		if (!(st->b[i].buf = malloc(BATCH_BYTES)))
+			return -ENOMEM;
+	st->cur = &st->b[0];
+	if (st->threaded) {
+		pthread_mutex_init(&st->mu, NULL);
+		pthread_cond_init(&st->cv, NULL);
+		if (pthread_create(&st->th, NULL, stage2, r)) {
+			pthread_mutex_destroy(&st->mu);
+			pthread_cond_destroy(&st->cv);
+			st->threaded = false;
+		} else {
+			st->started = true;
+		}
+	}
+	return 0;
+}
+
+int pa_stream_finish(struct pa_report *r)
+{
+	struct pa_stream *st = r->stream;
+	if (!st)
+		return 0;
+	int ret = 0;
+	if (st->threaded) {
+		pthread_mutex_lock(&st->mu);
+		if (st->cur->used) {
+			st->nfull++;
+			st->head = (st->head + 1) % NBATCH;
+		}
+		st->done = true;
+		pthread_cond_broadcast(&st->cv);
+		pthread_mutex_unlock(&st->mu);
+		pthread_join(st->th, NULL);
+		st->started = false;
+		ret = st->err;
+	} else if (st->cur->used) {
+		ret = consume_batch(r, st->cur);
+		st->cur->used = 0;
+	}
+	for (size_t i = 0; !ret && i < KEY_SLOTS; i++)
+		if (st->keys[i].n != UINT16_MAX)
+			flush_slot(r, &st->keys[i]);
+	return ret;
+}
+
+void pa_stream_free(struct pa_report *r)
+{
+	struct pa_stream *st = r->stream;
+	if (!st)
+		return;
+	if (st->started) {
+		/* an error stopped the session early */
+		pthread_mutex_lock(&st->mu);
+		st->done = true;
+		st->err = st->err ? st->err : -ECANCELED;
+		pthread_cond_broadcast(&st->cv);
+		pthread_mutex_unlock(&st->mu);
+		pthread_join(st->th, NULL);
+	}
+	if (st->threaded) {
+		pthread_mutex_destroy(&st->mu);
+		pthread_cond_destroy(&st->cv);
+	}
+	for (unsigned i = 0; i < NBATCH; i++)
+		free(st->b[i].buf);
+	free(st->frames_cache);
+	free(st->keys);
+	free(st->tmp);
+	free(st);
+	r->stream = NULL;
+}

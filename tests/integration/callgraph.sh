@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# pa report's call graphs vs perf report --stdio, on recordings made now:
+# perf's defaults (--children, Children and Self columns, caller graphs),
+# --no-children with every -g print type (graph, flat, folded, fractal),
+# caller/callee order, thresholds, print limits, count/period values,
+# --percent-limit (which also sets the graph threshold), --max-stack,
+# --ignore-callees, --parent and the parent sort key, sort keys and
+# filters. The whole output must be byte-identical, except perf's random
+# "Tip" line and the " (inlined)" perf 6.1 sometimes appends to the "[...]"
+# line of fractal graphs (it reads an uninitialized bit there).
+. "$(dirname "$0")/lib.sh"
+need_perf
+
+cd "$WORK" || exit 1
+command -v cc >/dev/null 2>&1 || skip "no C compiler"
+cc -O1 -g -fno-omit-frame-pointer -o burn "$TESTDATA/src/burn.c" ||
+	skip "cannot build burn.c"
+# Threads, recursion (children counted once per sample), system calls.
+cat >mt.c <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+static double ms;
+
+__attribute__((noinline)) static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+__attribute__((noinline)) static unsigned long spin(unsigned long x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	return x;
+}
+
+__attribute__((noinline)) static unsigned long rec(unsigned long x, int d)
+{
+	if (d == 0)
+		return spin(x, 2000);
+	return rec(x + 1, d - 1) ^ spin(x, 300);
+}
+
+__attribute__((noinline)) static unsigned long alpha(unsigned long x) { return rec(x, 3); }
+__attribute__((noinline)) static unsigned long beta(unsigned long x) { return rec(x, 6) + spin(x, 3000); }
+__attribute__((noinline)) static unsigned long gamma_(unsigned long x) { return alpha(x) ^ beta(x); }
+
+__attribute__((noinline)) static unsigned long sys(unsigned long x)
+{
+	for (int i = 0; i < 50; i++)
+		x += (unsigned long)getppid();
+	return x;
+}
+
+static void *worker(void *arg)
+{
+	long k = (long)arg;
+	unsigned long x = (unsigned long)k;
+	double end = now_ms() + ms;
+	while (now_ms() < end) {
+		switch (k) {
+		case 0: x = alpha(x); break;
+		case 1: x = beta(x); break;
+		case 2: x = gamma_(x); break;
+		default: x = sys(x) ^ alpha(x); break;
+		}
+	}
+	sink += x;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	ms = argc > 1 ? atof(argv[1]) : 100;
+	pthread_t t[3];
+	for (long k = 0; k < 3; k++)
+		pthread_create(&t[k], NULL, worker, (void *)k);
+	worker((void *)3);
+	for (int k = 0; k < 3; k++)
+		pthread_join(t[k], NULL);
+	return 0;
+}
+EOF
+cc -O1 -g -fno-omit-frame-pointer -pthread -o mt mt.c || skip "cannot build mt.c"
+if ! perf record -q -g -o probe.data -- ./burn 5 >/dev/null 2>probe.err; then
+	skip "perf record -g does not work here: $(head -n 2 probe.err | tr '\n' ' ')"
+fi
+
+cases=(
+	"burn|-g -F 1999|./burn 300"
+	"pipe.pipe|-g -F 1999|./burn 200"
+	"mt|-g -F 2999|./mt 400"
+	"two|-g -F 1999 -e cpu-clock,task-clock|./mt 200"
+	"group|-g -F 999 -e {cpu-clock,task-clock}|./burn 200"
+	"sysw|-g -F 499 -a|./mt 600"
+)
+files=()
+for c in "${cases[@]}"; do
+	IFS='|' read -r name ropts cmd <<<"$c"
+	f=$WORK/$name.data
+	# shellcheck disable=SC2086
+	if [[ $name == *.pipe ]]; then
+		perf record -q $ropts -o - -- $cmd >"$f" 2>/dev/null
+	else
+		perf record -q $ropts -o "$f" -- $cmd >/dev/null 2>&1
+	fi
+	if [ $? -ne 0 ] || [ ! -s "$f" ]; then
+		note "$name: perf record $ropts failed here, skipped"
+		continue
+	fi
+	files+=("$f")
+done
+[ ${#files[@]} -gt 0 ] || skip "no recording could be made"
+
+optsets=(
+	""
+	"--no-children"
+	"--no-children -g graph"
+	"--no-children -g flat"
+	"--no-children -g folded"
+	"--no-children -g fractal"
+	"-g flat"
+	"-g folded"
+	"-g fractal"
+	"-g caller"
+	"-g callee"
+	"--no-children -g caller"
+	"--no-children -g callee,0.1"
+	"-g graph,0.1"
+	"-g graph,2"
+	"-g fractal,1"
+	"-g fractal,0.5,callee"
+	"--no-children -g flat,0"
+	"--no-children -g folded,0,caller"
+	"-g graph,0.5,2"
+	"-g graph,0.5,caller,function,count"
+	"--no-children -g graph,0.5,callee,function,period"
+	"-g fractal,0.5,caller,function,count"
+	"--percent-limit 2"
+	"--percent-limit 2 -g graph,0.1"
+	"-g graph,0.1 --percent-limit 3"
+	"--max-stack 3"
+	"--no-children --max-stack 2"
+	"--ignore-callees rec"
+	"--no-children --ignore-callees ^(outer|beta)$"
+	"--parent ^(alpha|beta|middle)$"
+	"--no-children --sort parent"
+	"--sort dso,sym"
+	"--sort sym"
+	"--no-children --sort sym"
+	"--sort pid"
+	"--sort comm"
+	"--comms burn,mt"
+	"--dsos libc.so.6"
+	"-g none"
+	"--no-children -g folded,0 --percent-limit 1"
+)
+# perf prints "[...] (inlined)" when a bit it never set happens to be 1
+norm() { grep -v '^# (Tip' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }
+for f in "${files[@]}"; do
+	base=$(basename "$f")
+	for o in "${optsets[@]}"; do
+		# system-wide: only the rows of our own processes and the idle
+		# task (the other processes are whatever else runs here)
+		extra=()
+		if [[ $base == sysw.data ]]; then
+			[[ $o != *--comms* ]] && extra=(--comms "mt,swapper")
+			# perf's sym comparator without the dso key is not an
+			# order when DSOs mix resolved and unresolved addresses,
+			# as other processes' may (see "Limits" in report.h)
+			[[ $o == *"--sort sym"* ]] && continue
+		fi
+		# shellcheck disable=SC2086
+		perf report -i "$f" --stdio $o "${extra[@]}" 2>/dev/null | norm >exp
+		pst=${PIPESTATUS[0]}
+		# shellcheck disable=SC2086
+		pa report -i "$f" --stdio $o "${extra[@]}" >got 2>got.err
+		gst=$?
+		if [ "$pst" -ne 0 ]; then
+			CHECKS=$((CHECKS + 1))
+			[ $gst -ne 0 ] || fail "$base $o: perf refused (status $pst), pa did not"
+			continue
+		fi
+		[ $gst -eq 0 ] || { fail "$base '$o': pa exit $gst: $(head -n 2 got.err)"; continue; }
+		same "$base report '$o'" exp got
+	done
+done
+finish

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# pa folded vs `perf script | stackcollapse`, on recordings made now. The
+# collapsing is done by stackcollapse.py (next to this script), an
+# independent re-implementation of FlameGraph's stackcollapse-perf.pl rules
+# that reads real perf script output; its pa-only options (idle, -U/-K,
+# -d, --trim) apply pa folded's documented rules on perf script's text, so
+# both sides stay independent. Every line must be identical.
+#
+# Compared: --include-idle (stackcollapse keeps idle stacks), the default
+# (pid 0 dropped), --period (perf script's period column), --pid/--tid,
+# -a/--kernel/--jit annotations, -U/-K, -d, --trim-frames, --max-stack,
+# --event (stackcollapse keeps the first event by default), and the filters
+# --comms/--pids/--tids/--cpu/--time/--dsos against perf script's own.
+. "$(dirname "$0")/lib.sh"
+need_perf
+need_python
+
+cd "$WORK" || exit 1
+REF=$HERE/stackcollapse.py
+command -v cc >/dev/null 2>&1 || skip "no C compiler"
+cc -O1 -g -fno-omit-frame-pointer -o burn "$TESTDATA/src/burn.c" ||
+	skip "cannot build burn.c"
+cat >mt.c <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+static volatile unsigned long sink;
+static double ms;
+__attribute__((noinline)) static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+__attribute__((noinline)) static unsigned long spin(unsigned long x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	return x;
+}
+__attribute__((noinline)) static unsigned long rec(unsigned long x, int d)
+{
+	return d ? rec(x + 1, d - 1) ^ spin(x, 300) : spin(x, 2000);
+}
+__attribute__((noinline)) static unsigned long sys_loop(unsigned long x)
+{
+	for (int i = 0; i < 50; i++)
+		x += (unsigned long)getppid();
+	return x;
+}
+static void *worker(void *arg)
+{
+	long k = (long)arg;
+	unsigned long x = (unsigned long)k;
+	double end = now_ms() + ms;
+	while (now_ms() < end)
+		x = k == 2 ? sys_loop(x) : rec(x, (int)k + 2);
+	sink += x;
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	ms = argc > 1 ? atof(argv[1]) : 100;
+	pthread_t t[2];
+	for (long k = 0; k < 2; k++)
+		pthread_create(&t[k], NULL, worker, (void *)k);
+	worker((void *)2);
+	for (int k = 0; k < 2; k++)
+		pthread_join(t[k], NULL);
+	return 0;
+}
+EOF
+cc -O1 -g -fno-omit-frame-pointer -pthread -o mt mt.c || skip "cannot build mt.c"
+if ! perf record -q -g -o probe.data -- ./burn 5 >/dev/null 2>probe.err; then
+	skip "perf record -g does not work here: $(head -n 2 probe.err | tr '\n' ' ')"
+fi
+
+cases=(
+	"burn|-g -F 1999|./burn 300"
+	"mt|-g -F 2999|./mt 300"
+	"two|-g -F 1999 -e cpu-clock,task-clock|./mt 200"
+	"pipe.pipe|-g -F 1999|./mt 200"
+	"sysw|-g -F 499 -a|./mt 500"
+)
+files=()
+for c in "${cases[@]}"; do
+	IFS='|' read -r name ropts cmd <<<"$c"
+	f=$WORK/$name.data
+	# shellcheck disable=SC2086
+	if [[ $name == *.pipe ]]; then
+		perf record -q $ropts -o - -- $cmd >"$f" 2>/dev/null
+	else
+		perf record -q $ropts -o "$f" -- $cmd >/dev/null 2>&1
+	fi
+	if [ $? -ne 0 ] || [ ! -s "$f" ]; then
+		note "$name: perf record $ropts failed here, skipped"
+		continue
+	fi
+	files+=("$f")
+done
+[ ${#files[@]} -gt 0 ] || skip "no recording could be made"
+
+FIELDS=comm,pid,tid,time,event,ip,sym,dso
+# check WHAT FILE "perf script options" "stackcollapse.py options" "pa folded options"
+check() {
+	local what=$1 f=$2 popts=$3 ropts=$4 aopts=$5 fields=$FIELDS
+	[[ " $ropts " == *" --period "* ]] && fields=$FIELDS,period
+	ropts=${ropts/--period/}
+	# shellcheck disable=SC2086
+	perf script -i "$f" -F "$fields" $popts 2>/dev/null >script.txt
+	# shellcheck disable=SC2086
+	python3 "$REF" $ropts script.txt >exp 2>ref.err
+	# shellcheck disable=SC2086
+	if ! pa folded -i "$f" $aopts >got 2>got.err; then
+		fail "$(basename "$f") $what: pa folded failed: $(head -n 2 got.err)"
+		return
+	fi
+	[ -s exp ] || note "$(basename "$f") $what: nothing to compare"
+	same "$(basename "$f") $what" exp got
+}
+
+for f in "${files[@]}"; do
+	base=$(basename "$f")
+	# The system-wide recording also holds whatever else runs here: keep
+	# our processes and the idle task.
+	sel_p="" sel_a=""
+	if [[ $base == sysw.data ]]; then
+		sel_p="--comms mt,swapper"
+		sel_a="--comms mt,swapper"
+	fi
+	check "--include-idle" "$f" "$sel_p" "" "--include-idle $sel_a"
+	check "(default: no idle)" "$f" "$sel_p" "--exclude-idle" "$sel_a"
+	check "--period" "$f" "$sel_p" "--period" "--include-idle --period $sel_a"
+	check "--pid" "$f" "$sel_p" "--pid" "--include-idle --pid $sel_a"
+	check "--tid" "$f" "$sel_p" "--tid" "--include-idle --tid $sel_a"
+	check "-a" "$f" "$sel_p" "--all" "--include-idle -a $sel_a"
+	check "--kernel" "$f" "$sel_p" "--kernel" "--include-idle --kernel $sel_a"
+	check "-U" "$f" "$sel_p" "--user-only" "--include-idle -U $sel_a"
+	check "-K" "$f" "$sel_p" "--kernel-only" "--include-idle -K $sel_a"
+	check "-d" "$f" "$sel_p" "--delimiter" "--include-idle -d $sel_a"
+	check "-d -a --tid" "$f" "$sel_p" "--delimiter --all --tid" "--include-idle -d -a --tid $sel_a"
+	check "--trim-frames" "$f" "$sel_p" "--trim ^(leaf|spin)$" "--include-idle --trim-frames ^(leaf|spin)$ $sel_a"
+	check "--max-stack 3" "$f" "--max-stack 3 $sel_p" "" "--include-idle --max-stack 3 $sel_a"
+	check "--comms" "$f" "--comms burn,mt" "" "--include-idle --comms burn,mt"
+	check "--dsos" "$f" "--dsos libc.so.6 $sel_p" "" "--include-idle --dsos libc.so.6 $sel_a"
+	# a thread and its process, from the recording itself
+	tid=$(perf script -i "$f" -F comm,pid,tid $sel_p 2>/dev/null | awk '$1 == "mt" || $1 == "burn" {print $2; exit}')
+	if [ -n "$tid" ]; then
+		pid=${tid%%/*} tid=${tid##*/}
+		check "--pids" "$f" "--pid $pid" "" "--include-idle --pids $pid"
+		check "--tids" "$f" "--tid $tid" "" "--include-idle --tids $tid"
+	fi
+	# the middle of the recording, by perf script's own clock
+	# shellcheck disable=SC2086
+	span=$(perf script -i "$f" -F time -G $sel_p 2>/dev/null | tr -d ' :' |
+		awk '/^[0-9]+\.[0-9]+$/ {if (!n++) a = $1; b = $1} END {if (n) printf "%.6f,%.6f", a + (b - a) / 4, a + (b - a) / 2}')
+	[ -n "$span" ] && check "--time $span" "$f" "--time $span $sel_p" "" "--include-idle --time $span $sel_a"
+	if [[ $base == sysw.data ]]; then
+		check "--cpu 1" "$f" "--cpu 1 $sel_p" "" "--include-idle --cpu 1 $sel_a"
+	fi
+	if [[ $base == two.data ]]; then
+		# the second event, by the name perf script prints
+		ev=$(perf script -i "$f" -F event 2>/dev/null | tr -d ' ' | sed 's/:$//' | awk '!seen[$0]++' | sed -n 2p)
+		[ -n "$ev" ] && check "--event $ev" "$f" "" "--event-filter $ev" "--include-idle --event $ev"
+	fi
+done
+finish
