@@ -23,6 +23,7 @@ int exported(int x) { return ext(x) + 1; }
 static int local_fn(int x) { return x * 7; }
 int other(int x) { return local_fn(x) + ext(x + 1); }
 SRC
+# shellcheck disable=SC2054 # commas belong to the -Wl options
 F=(-Os -fno-asynchronous-unwind-tables -fno-ident -nostdlib -Wl,-z,max-page-size=0x10
 	-Wl,-z,norelro -Wl,--build-id=sha1 -Wl,--hash-style=gnu)
 gcc "${F[@]}" -static -o exec-static t.c

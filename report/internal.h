@@ -24,6 +24,8 @@ struct dso_syms {
 	struct dso_syms *borrow;
 	const char *why;
 	bool live; /* the running kernel's symbols (perf then also reads /proc/kcore) */
+	char *elf_path;          /* the file the symbols came from (ELF DSOs) */
+	struct pa_srcinfo *src;  /* source lines, opened on first use */
 };
 
 /* A unique place samples or call-chain entries landed: symbolized once.
@@ -38,6 +40,7 @@ struct loc {
 	bool kernel; /* found in the kernel's maps */
 	uint32_t match; /* call-graph match id (callgraph.c), 0 = not yet */
 	const struct pa_sym *sym;
+	const char *srcline; /* --sort srcline only */
 };
 
 /* A node of the raw stack trie: node 0 is the empty stack; a node's
@@ -158,10 +161,12 @@ struct pa_report {
 
 /* Sort keys and columns; one list for report.c and print.c. */
 enum key { K_OVERHEAD, K_SAMPLE, K_PERIOD, K_COMM, K_PID, K_TID, K_DSO, K_SYM, K_CPU, K_PARENT,
-	   K_CHILDREN };
+	   K_CHILDREN, K_SRCLINE };
 
 struct dso_syms *pa_report_dso_syms(struct pa_report *r, const struct pa_dso *d);
 const struct pa_sym *pa_report_lookup(struct pa_report *r, const struct pa_dso *d, uint64_t addr);
+/* perf's srcline value for a symbolized location (resolve.c). */
+const char *pa_report_srcline(struct pa_report *r, const struct loc *l);
 
 /* stack.c */
 /* The trie node of a chain of frame locs given leaf first (stream thread). */

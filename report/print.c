@@ -13,6 +13,8 @@ struct row {
 	int32_t pid, tid;
 	const struct pa_dso *dso;
 	const struct pa_sym *sym;
+	const char *srcline;
+	bool src_late; /* perf computed it only to print: cut to the column */
 	uint64_t addr;
 	char level;
 	uint32_t cpu;
@@ -86,6 +88,8 @@ static int collapse_key(int k, const struct row *a, const struct row *b)
 		if (!a->parent || !b->parent)
 			return cmp_null(a->parent, b->parent);
 		return cmp_str(a->parent, b->parent);
+	case K_SRCLINE:
+		return cmp_str(a->srcline ? a->srcline : "", b->srcline ? b->srcline : "");
 	default:
 		return 0;
 	}
@@ -163,6 +167,8 @@ static int perf_key_cmp(int k, const struct row *l, const struct row *r)
 		if (!l->parent || !r->parent)
 			return cmp_null(l->parent, r->parent);
 		return cmp_str(r->parent, l->parent);
+	case K_SRCLINE:
+		return cmp_str(r->srcline ? r->srcline : "", l->srcline ? l->srcline : "");
 	default:
 		return 0;
 	}
@@ -300,6 +306,7 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 				.tid = pa_thread_tid(b->thread),
 				.dso = l->dso,
 				.sym = l->sym,
+				.srcline = l->srcline,
 				.addr = l->addr,
 				.level = l->level,
 				.cpu = b->cpu,
@@ -558,6 +565,11 @@ static int format_cell(char *buf, size_t size, int k, const struct row *w, int w
 		return snprintf(buf, size, "%*.*d", width, 3, (int)w->cpu);
 	case K_PARENT:
 		return snprintf(buf, size, "%-*.*s", width, width, w->parent ? w->parent : "[other]");
+	case K_SRCLINE:
+		if (w->src_late)
+			return snprintf(buf, size, "%-*.*s", last ? 0 : width, width,
+					w->srcline ? w->srcline : "");
+		return snprintf(buf, size, "%-*s", last ? 0 : width, w->srcline ? w->srcline : "");
 	}
 	return 0;
 }
@@ -578,6 +590,8 @@ static size_t natural_width(int k, const struct row *w)
 		return 3;
 	case K_PARENT:
 		return w->parent ? strlen(w->parent) : 0;
+	case K_SRCLINE:
+		return w->srcline && !w->src_late ? strlen(w->srcline) : 0;
 	default:
 		return 0;
 	}
@@ -591,7 +605,7 @@ static const char *col_header(int k)
 	static const char *const h[] = {"Overhead",        "Samples",       "Period",
 					"Command",         "    Pid:Command", "    Tid:Command",
 					"Shared Object",   "Symbol",        "CPU",
-					"Parent symbol",   "Children"};
+					"Parent symbol",   "Children",      "Source:Line"};
 	return k == K_OVERHEAD && header_self ? "Self" : h[k];
 }
 
@@ -744,6 +758,57 @@ static void print_column_header(struct pa_report *r, FILE *out, const int *width
 	fprintf(out, "%s\n#\n", line);
 }
 
+/* perf computes an entry's srcline lazily, when a comparison reaches that
+ * key: only for samples that tie with another on every earlier key. The
+ * others get it at print time, cut to the column width the first ones set. */
+static _Thread_local unsigned src_prefix;
+
+static int prefix_cmp(const void *pa, const void *pb)
+{
+	const struct row *a = *(const struct row *const *)pa, *b = *(const struct row *const *)pb;
+	for (unsigned i = 0; i < src_prefix; i++) {
+		int c = collapse_key(sort_ctx->keys[i], a, b);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static int mark_late_srclines(struct pa_report *r, struct row *rows, size_t nr,
+			      unsigned nr_members)
+{
+	unsigned p = 0;
+	while (p < r->nr_keys && r->keys[p] != K_SRCLINE)
+		p++;
+	if (p == r->nr_keys || !nr)
+		return 0;
+	struct row **v = malloc(nr * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++)
+		v[i] = &rows[i];
+	struct rows_ctx ctx = {r->keys, r->nr_keys, 1};
+	sort_ctx = &ctx;
+	src_prefix = p;
+	qsort(v, nr, sizeof(*v), prefix_cmp);
+	for (size_t i = 0; i < nr;) {
+		size_t j = i + 1;
+		while (j < nr && prefix_cmp(&v[i], &v[j]) == 0)
+			j++;
+		/* a second sample with the same earlier keys is a comparison */
+		uint64_t samples = 0;
+		for (size_t k = i; k < j; k++)
+			for (unsigned m = 0; m < nr_members; m++)
+				samples += v[k]->vals ? v[k]->vals[2 * m + 1] : v[k]->count;
+		for (size_t k = i; k < j; k++)
+			v[k]->src_late = samples < 2;
+		i = j;
+	}
+	sort_ctx = NULL;
+	free(v);
+	return 0;
+}
+
 static int print_group(struct pa_report *r, FILE *out, const struct group *g, const bool *elide)
 {
 	size_t nr;
@@ -752,6 +817,11 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 				  : build_rows(r, g->first, g->nr, &nr, &vals);
 	if (!rows)
 		return -ENOMEM;
+	if (mark_late_srclines(r, rows, nr, g->nr)) {
+		free(vals);
+		free(rows);
+		return -ENOMEM;
+	}
 	uint64_t totals[64];
 	for (unsigned m = 0; m < g->nr; m++) {
 		totals[m] = r->total_period[g->first + m];

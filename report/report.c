@@ -23,6 +23,7 @@ static const struct key_desc {
 	[K_CPU] = {"cpu", "CPU", true},
 	[K_PARENT] = {"parent", "Parent symbol", true},
 	[K_CHILDREN] = {"overhead_children", "Children", false},
+	[K_SRCLINE] = {"srcline", "Source:Line", true},
 };
 
 static int find_key(const char *name, size_t n)
@@ -264,6 +265,10 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 			r->keys[r->nr_keys++] = K_PARENT;
 		}
 	}
+	for (unsigned i = 0; !ret && i < r->nr_keys; i++)
+		if (r->keys[i] == K_SRCLINE && (r->opts.callchain || r->opts.children))
+			ret = pa_err_set(err, PA_ERR_USAGE,
+					 "the srcline key needs --no-children -g none for now");
 	if (!ret && !r->opts.parent)
 		for (unsigned i = 0; i < r->nr_keys; i++)
 			if (r->keys[i] == K_PARENT)
@@ -317,7 +322,11 @@ void pa_report_free(struct pa_report *r)
 	if (!r)
 		return;
 	for (unsigned i = 0; i < r->nr_dsyms; i++)
+	{
 		pa_symtab_free(r->dsyms[i].tab);
+		pa_srcinfo_free(r->dsyms[i].src);
+		free(r->dsyms[i].elf_path);
+	}
 	free(r->dsyms);
 	free(r->locs);
 	free(r->loc_table);
@@ -688,6 +697,10 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 	for (size_t i = 0; i < r->nr_locs; i++)
 		r->locs[i].sym = pa_report_lookup(r, r->locs[i].dso, r->locs[i].addr);
 	resolve_kcore(r);
+	for (unsigned i = 0; i < r->nr_keys; i++)
+		if (r->keys[i] == K_SRCLINE)
+			for (size_t k = 0; k < r->nr_locs; k++)
+				r->locs[k].srcline = pa_report_srcline(r, &r->locs[k]);
 	/* what only the stream needed */
 	pa_stream_free(r);
 	free(r->fast);

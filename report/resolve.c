@@ -156,7 +156,7 @@ static void load_elf(struct pa_report *r, const struct pa_dso *d, struct dso_sym
 				 .find_debuginfo = find_debuginfo,
 				 .find_ctx = r};
 	ds->tab = pa_symtab_load_elf(path, &so, &err);
-	free(path);
+	ds->elf_path = path; /* for source lines; freed with the report */
 	if (!ds->tab)
 		dso_fail(ds, "no symbol table");
 	else
@@ -238,4 +238,38 @@ const struct pa_sym *pa_report_lookup(struct pa_report *r, const struct pa_dso *
 	if (pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF)
 		return pa_symtab_find_offset(ds->tab, addr);
 	return pa_symtab_find(ds->tab, addr);
+}
+
+/* The srcline value perf 6.1 shows: addr2line's answer for ELF DSOs (the
+ * file the symbols came from, and its separate debug file), else its
+ * fallbacks: "SYM+OFF", "DSO[ADDR]", or "??:0" without a map. */
+const char *pa_report_srcline(struct pa_report *r, const struct loc *l)
+{
+	char buf[512];
+	if (!l->dso)
+		return PA_SRCLINE_UNKNOWN;
+	struct dso_syms *ds = pa_report_dso_syms(r, l->dso);
+	if (ds->state == 1 && ds->elf_path && ds->tab && pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF &&
+	    l->dso->kind != PA_DSO_VDSO) {
+		if (!ds->src) {
+			const char *sf = pa_symtab_symbol_file(ds->tab);
+			struct pa_err err = {0};
+			ds->src = pa_srcinfo_open(ds->elf_path,
+						  sf && strcmp(sf, ds->elf_path) ? sf : NULL, &err);
+		}
+		if (ds->src) {
+			uint64_t off = l->sym ? l->addr - pa_sym_key(ds->tab, l->sym) : 0;
+			const char *s = pa_srcinfo_srcline(ds->src, l->addr, l->dso->short_name,
+							   l->sym ? l->sym->name : NULL, off);
+			if (s)
+				return s;
+		}
+	}
+	uint64_t base = l->sym ? (ds->state == 1 && ds->tab && pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF
+					  ? pa_sym_key(ds->tab, l->sym)
+					  : l->sym->start)
+			       : 0;
+	pa_srcline_fallback(buf, sizeof(buf), l->dso->short_name, l->addr,
+			    l->sym ? l->sym->name : NULL, l->addr - base);
+	return pa_arena_strdup(&r->arena, buf);
 }

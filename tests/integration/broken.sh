@@ -160,16 +160,19 @@ hostile attrs.data "more than 65535 event attributes" report "${REPORT_ARGS[@]}"
 
 # a zstd bomb: 16 MB of FINISHED_ROUND records in one ~1.5 KB COMPRESSED record
 if command -v zstd >/dev/null 2>&1; then
-	python3 -c 'import struct, sys; sys.stdout.buffer.write(struct.pack("<IHH", 68, 0, 8) * (2 << 20))' |
+	if python3 -c 'import struct, sys; sys.stdout.buffer.write(struct.pack("<IHH", 68, 0, 8) * (2 << 20))' |
 		zstd -19 -q -c >"$WORK/bomb.zst" &&
-		python3 - "$WORK/bomb.zst" "$WORK/bomb.data" <<'PY' || fail "cannot write bomb.data"
+		python3 - "$WORK/bomb.zst" "$WORK/bomb.data" <<'PY'; then
 import struct, sys
 z = open(sys.argv[1], "rb").read()
 b = b"PERFILE2" + struct.pack("<Q", 16) + struct.pack("<IHH", 81, 0, 8 + len(z)) + z
 open(sys.argv[2], "wb").write(b)
 PY
-	hostile bomb.data "inflates to more than 1024 times" dump dump --stats
-	hostile bomb.data "inflates to more than 1024 times" report "${REPORT_ARGS[@]}"
+		hostile bomb.data "inflates to more than 1024 times" dump dump --stats
+		hostile bomb.data "inflates to more than 1024 times" report "${REPORT_ARGS[@]}"
+	else
+		fail "cannot write bomb.data"
+	fi
 else
 	note "no zstd program: no zstd bomb test"
 fi

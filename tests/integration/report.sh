@@ -67,6 +67,10 @@ optsets=(
 	"-F overhead,sample,period,comm,dso,sym"
 	"-F sample,sym"
 	"--cpu 0"
+	"--sort srcline"
+	"--sort dso,srcline"
+	"--sort sym,srcline"
+	"--sort comm,dso,sym,srcline"
 )
 for f in "${files[@]}"; do
 	base=$(basename "$f")
