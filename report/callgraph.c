@@ -1290,7 +1290,8 @@ static int print_flat(struct printer *pr, uint64_t total)
 		free(fl.v);
 		return -ENOMEM;
 	}
-	qsort(fl.v, fl.n, sizeof(*fl.v), flat_cmp);
+	if (fl.n) /* qsort(NULL, 0) is undefined */
+		qsort(fl.v, fl.n, sizeof(*fl.v), flat_cmp);
 	for (size_t i = 0; i < fl.n; i++) {
 		const struct flat_item *it = &fl.v[i];
 		if (p->mode == CG_FLAT) {

@@ -674,7 +674,8 @@ static int walk(struct walk *w, uint32_t node)
 		}
 	}
 	size_t end = w->nr_items;
-	qsort(w->items + base, end - base, sizeof(*w->items), item_cmp);
+	if (end > base) /* qsort(NULL, 0) is undefined */
+		qsort(w->items + base, end - base, sizeof(*w->items), item_cmp);
 	int ret = 0;
 	if (w->depth + 1 >= w->cap) {
 		size_t cap = w->cap ? 2 * w->cap : 64;

@@ -84,6 +84,7 @@ struct pa_session {
 	uint64_t nr_samples, nr_lost, nr_lost_samples, nr_unordered;
 	uint64_t maps_bytes; /* map vectors of every address space */
 	uint64_t input_pos;  /* end of the last record read: the input so far */
+	bool limit_hit;      /* the memory cap stopped processing */
 	pa_session_sample_fn fn;
 	void *ctx;
 };
@@ -247,15 +248,6 @@ static struct pa_dso *find_dso(struct pa_machine *m, const char *name)
 	return NULL;
 }
 
-static inline bool is_kmodule_path(const char *name)
-{
-	size_t n = strlen(name);
-	if (n > 3 && !strcmp(name + n - 3, ".ko"))
-		return true;
-	return (n > 6 && !strcmp(name + n - 6, ".ko.xz")) || (n > 6 && !strcmp(name + n - 6, ".ko.gz")) ||
-	       (n > 7 && !strcmp(name + n - 7, ".ko.zst"));
-}
-
 /* perf's short names: basename for files, "[name]" for modules. */
 static const char *make_short_name(struct pa_session *s, const char *name, enum pa_dso_kind kind)
 {
@@ -403,13 +395,17 @@ uint64_t pa_session_memory_cap(const struct pa_session *s)
 }
 
 /* 0, or -PA_ERR_LIMIT when holding "more" bytes on top would pass the cap. */
-static int mem_check(const struct pa_session *s, uint64_t more)
+static int mem_check(struct pa_session *s, uint64_t more)
 {
 	uint64_t cap = pa_session_memory_cap(s);
 	if (cap == UINT64_MAX)
 		return 0;
 	uint64_t used = pa_session_memory(s);
-	return used > cap || more > cap - used ? -PA_ERR_LIMIT : 0;
+	if (used > cap || more > cap - used) {
+		s->limit_hit = true; /* ours, not a callback's -PA_ERR_LIMIT */
+		return -PA_ERR_LIMIT;
+	}
+	return 0;
 }
 
 static int maps_reserve(struct pa_session *s, struct pa_maps *ms, size_t extra)
@@ -1072,7 +1068,7 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 		r = flush_queue(s, UINT64_MAX);
 	if (r == -ENOMEM)
 		pa_err_set(err, r, "out of memory");
-	else if (r == -PA_ERR_LIMIT)
+	else if (r == -PA_ERR_LIMIT && s->limit_hit)
 		pa_err_set_at(err, r, ev.offset,
 			      "threads, maps and queued events need more than the memory limit "
 			      "of %llu MiB",
