@@ -11,9 +11,6 @@ int pa_archive__normalize(const char *name, char *out, struct pa_err *err);
 /* malloc'd printf, NULL on failure. */
 char *pa_archive__asprintf(const char *fmt, ...) PA_PRINTF(1, 2);
 
-/* Remove path recursively without following symlinks; 0 or -errno. */
-int pa_archive__rm_rf(const char *path);
-
 /* Does opts (of opts->sz bytes) cover field?  (libbpf's OPTS_HAS.) */
 #define PA_ARCHIVE_OPT_HAS(opts, type, field)                                                      \
 	((opts) && (opts)->sz >= offsetof(struct type, field) + sizeof((opts)->field))

@@ -709,7 +709,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	if (u.staging) {
-		pa_archive__rm_rf(u.staging);
+		pa_rm_rf_at(AT_FDCWD, u.staging);
 		free(u.staging);
 	}
 	if (ret < 0) /* undo the directories made for nothing (only if empty) */

@@ -328,43 +328,6 @@ static int publish_noreplace(const char *tmp, const char *final)
 	return 0;
 }
 
-/* Remove name under dirfd recursively, never following symlinks. */
-static int rm_rf_at(int dirfd, const char *name)
-{
-	struct stat st;
-	struct dirent *de;
-	DIR *d;
-	int fd, ret = 0;
-
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
-			return -errno;
-		return 0;
-	}
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		int r = rm_rf_at(fd, de->d_name);
-		if (r < 0 && !ret)
-			ret = r;
-	}
-	closedir(d);
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && !ret)
-		ret = -errno;
-	return ret;
-}
-
 /* A unique-enough suffix for temporary names; uniqueness is finally
  * guaranteed by O_EXCL / symlink() failing with EEXIST and retrying. */
 static uint64_t tmp_token(void)
@@ -897,7 +860,7 @@ int pa_bcache_remove(struct pa_bcache *c, const struct pa_buildid *id, struct pa
 		ret = ENOMEM_ERR(err);
 		goto out;
 	}
-	ret = rm_rf_at(AT_FDCWD, entry);
+	ret = pa_rm_rf_at(AT_FDCWD, entry);
 	if (ret < 0)
 		pa_err_set(err, ret, "'%s': %s", entry, strerror(-ret));
 out:
@@ -993,7 +956,7 @@ int pa_bcache_purge(struct pa_bcache *c, const char *dso_name, struct pa_err *er
 		}
 		free(lp);
 		free(want);
-		ret = rm_rf_at(dirfd(d), de->d_name);
+		ret = pa_rm_rf_at(dirfd(d), de->d_name);
 		if (ret < 0) {
 			pa_err_set(err, ret, "'%s/%s': %s", dpath, de->d_name, strerror(-ret));
 			break;

@@ -1,7 +1,11 @@
 /* util.c - errors, arenas, buffers, a u64 hash map. */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,4 +262,40 @@ void pa_u64map_release(struct pa_u64map *m)
 	free(m->vals);
 	free(m->used);
 	memset(m, 0, sizeof(*m));
+}
+
+int pa_rm_rf_at(int dirfd, const char *name)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int fd, ret = 0;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		int r = pa_rm_rf_at(fd, de->d_name);
+		if (r < 0 && !ret)
+			ret = r;
+	}
+	closedir(d);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && !ret)
+		ret = -errno;
+	return ret;
 }

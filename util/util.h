@@ -88,6 +88,10 @@ int pa_buf_add(struct pa_buf *b, const void *p, size_t n);
 int pa_buf_addf(struct pa_buf *b, const char *fmt, ...) PA_PRINTF(2, 3);
 void pa_buf_release(struct pa_buf *b);
 
+/* Remove name under dirfd (AT_FDCWD for a path) recursively, never
+ * following symlinks. 0 (also when it does not exist) or -errno. */
+int pa_rm_rf_at(int dirfd, const char *name);
+
 /* Lower-case hex of n bytes into out (2n+1 bytes). */
 void pa_hex(char *out, const uint8_t *p, size_t n);
 
