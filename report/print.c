@@ -545,8 +545,8 @@ static int format_cell(char *buf, size_t size, int k, const struct row *w, int w
 		return snprintf(buf, size, "%*" PRIu64, width, w->count);
 	case K_PERIOD:
 		return snprintf(buf, size, "%*" PRIu64, width, w->period);
-	case K_COMM:
-		return snprintf(buf, size, "%-*s", width, w->comm);
+	case K_COMM: /* cut to the width, which came from the threads' last comms */
+		return snprintf(buf, size, "%-*.*s", width, width, w->comm);
 	case K_PID:
 	case K_TID:
 		return snprintf(buf, size, "%7d:%-*.*s", k == K_PID ? w->tid : w->tid,
@@ -578,7 +578,9 @@ static size_t natural_width(int k, const struct row *w)
 {
 	switch (k) {
 	case K_COMM:
-		return strlen(w->comm);
+		/* perf sizes the column by each thread's last comm, not by the
+		 * comm at sample time (an exec renames a thread afterwards) */
+		return strlen(w->thread_comm);
 	case K_PID:
 	case K_TID: /* the comm part is at least as wide as "Command" */
 		return (strlen(w->thread_comm) > 7 ? strlen(w->thread_comm) : 7) + 8;

@@ -27,6 +27,10 @@ expect_reports "$WORK/rec.data" "$WORK/perf-cache" "$WORK/exp"
 prog_id=$(pa buildid-list -i prog/spin)
 
 mkdir -p srv
+# Under an emulator pa is on "another machine": the running vdso is not the
+# recorded one's to take. The recording host's pa would have it from perf
+# record's cache, as here.
+[ -n "$PA_EMU" ] && cp -a "$WORK/perf-cache" "$WORK/pack-cache"
 pa archive -i rec.data -o srv/rec.tar.zst --buildid-dir "$WORK/pack-cache" >/dev/null 2>pack.err ||
 	fail "pa archive: $(cat pack.err)"
 mv prog prog.away

@@ -115,6 +115,23 @@ if [ -s pipe.pipe.data ] && [ -z "$PA_EMU" ]; then
 	same "report -i - (stdin)" exp got
 fi
 
+# A thread renamed by exec after its first samples: perf sizes (and cuts)
+# the comm column by each thread's last comm, not by the sampled one.
+printf '#!/bin/sh\ni=0; while [ $i -lt 100000 ]; do i=$((i+1)); done\nexec ./burn 30\n' \
+	>a-long-script-name && chmod +x a-long-script-name
+perf record -q -F 1999 -o renamed.data -- ./a-long-script-name >/dev/null 2>&1
+if [ -s renamed.data ]; then
+	for o in "--sort comm,dso" "--sort comm" "--sort pid,comm"; do
+		# shellcheck disable=SC2086
+		perf report -i renamed.data --stdio -q --no-children -g none $o >exp 2>/dev/null
+		# shellcheck disable=SC2086
+		pa report -i renamed.data --stdio -q --no-children -g none $o >got 2>/dev/null
+		same "renamed by exec: report -q $o" exp got
+	done
+	CHECKS=$((CHECKS + 1))
+	grep -q 'a-long-' got || fail "the script's own samples are missing: $(cat got)"
+fi
+
 # A binary that changed after the recording: same path, another build-id.
 # pa must not use it (no names from the new build), show addresses, and
 # say why with -v.
