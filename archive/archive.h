@@ -191,7 +191,5 @@ struct pa_archive_member {
 int pa_archive_classify(const char *name, char type, const char *target,
                         struct pa_archive_member *out, struct pa_err *err);
 
-/* Parse "12K", "3M", "4G", "1T" or a plain byte count; 0 or -EINVAL. */
-int pa_archive_parse_size(const char *s, uint64_t *out);
 
 #endif

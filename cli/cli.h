@@ -13,6 +13,14 @@ enum { PA_EXIT_OK = 0, PA_EXIT_USAGE = 1, PA_EXIT_BADINPUT = 2 };
 /* Print "pa: 'PATH': message at offset N" and return the exit status. */
 int pa_cli_error(const char *path, const struct pa_err *err);
 
+/* A size option's value ("512M", "4G"...) into *out; unset (NULL) leaves
+ * *out alone. -1 after printing why when it is not a size. */
+int pa_cli_size_opt(const char *name, const char *s, uint64_t *out);
+
+#define PA_MAX_MEMORY_HELP                                                                         \
+	"cap on the memory of threads, maps, samples and stacks (like 512M; default: 4G, and at "  \
+	"most 256M + 64 x the input read; 1G on 32-bit hosts)"
+
 /* Open an input the way every command does (default "perf.data"). */
 struct pa_file *pa_cli_open(const char *path, int *status);
 

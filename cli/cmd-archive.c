@@ -204,18 +204,6 @@ static void on_unpacked(void *ctx, enum pa_archive_event ev, const char *member,
 	}
 }
 
-static int size_opt(const char *name, const char *s, uint64_t *out)
-{
-	if (!s)
-		return 0;
-	if (pa_archive_parse_size(s, out) < 0 || !*out) {
-		fprintf(stderr, "pa: option '--%s' expects a size (like 512M or 4G), not '%s'\n",
-		        name, s);
-		return -1;
-	}
-	return 0;
-}
-
 static int do_unpack(const char *path, const char *buildid_dir, const char *max_file,
                      const char *max_total, long max_ratio, int verbose)
 {
@@ -224,8 +212,8 @@ static int do_unpack(const char *path, const char *buildid_dir, const char *max_
 	struct pa_archive_unpack_stats st;
 	struct pa_err err = {0};
 
-	if (size_opt("max-file-size", max_file, &uo.max_file_size) ||
-	    size_opt("max-total-size", max_total, &uo.max_total_size))
+	if (pa_cli_size_opt("max-file-size", max_file, &uo.max_file_size) ||
+	    pa_cli_size_opt("max-total-size", max_total, &uo.max_total_size))
 		return PA_EXIT_USAGE;
 	if (max_ratio < -1 || (max_ratio > 0 && (unsigned long)max_ratio >= UINT32_MAX)) {
 		fprintf(stderr, "pa: option '--max-ratio' expects 0 (off) or a ratio\n");

@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 struct fg_args {
-	const char *input, *output, *title, *subtitle, *colors, *format, *countname;
+	const char *input, *output, *title, *subtitle, *colors, *format, *countname, *max_memory;
+	uint64_t max_mem;
 	long width, max_stack_l;
 	double minwidth;
 	bool inverted, period;
@@ -136,7 +137,7 @@ static int add_perf_data(struct pa_flame *fg, const char *open_path, const char 
 	if (!f)
 		return pa_cli_error(path, &err);
 	int status = 0;
-	struct pa_session_opts so = {.sz = sizeof(so)};
+	struct pa_session_opts so = {.sz = sizeof(so), .max_memory = a->max_mem};
 	a->ro.sz = sizeof(a->ro);
 	a->ro.callchain = true;
 	struct pa_session *s = pa_session_new(f, &so, &err);
@@ -296,6 +297,7 @@ int cmd_flamegraph(int argc, const char **argv)
 		OPT_STRING(0, "symfs", &a.ro.symfs, "dir", "look for files relative to this directory"),
 		OPT_STRING(0, "buildid-dir", &a.ro.buildid_dir, "dir", "build-id cache (default ~/.debug)"),
 		OPT_STRING(0, "kallsyms", &a.ro.kallsyms, "file", "kallsyms file to use for the kernel"),
+		OPT_STRING(0, "max-memory", &a.max_memory, "size", PA_MAX_MEMORY_HELP),
 		OPT_BOOL(0, "no-demangle", &a.ro.no_demangle, "do not demangle symbol names"),
 		OPT_END(),
 	};
@@ -303,6 +305,8 @@ int cmd_flamegraph(int argc, const char **argv)
 				 "pa flamegraph [-i FILE] -o OUT.svg|OUT.html [options]");
 	if (n < 0)
 		return n;
+	if (pa_cli_size_opt("max-memory", a.max_memory, &a.max_mem))
+		return PA_EXIT_USAGE;
 	if (n > 0) {
 		fprintf(stderr,
 			"pa: flamegraph: unexpected argument '%s' (the input goes after -i)\n",

@@ -28,7 +28,7 @@ static int print_stack(void *ctx, const struct pa_stack *st)
 
 int cmd_folded(int argc, const char **argv)
 {
-	const char *input = NULL;
+	const char *input = NULL, *max_memory = NULL;
 	bool all = false, period = false;
 	long max_stack = 0;
 	struct pa_report_opts ro = {.sz = sizeof(ro)};
@@ -61,12 +61,16 @@ int cmd_folded(int argc, const char **argv)
 	    OPT_STRING(0, "buildid-dir", &ro.buildid_dir, "dir",
 	               "build-id cache (default ~/.debug)"),
 	    OPT_STRING(0, "kallsyms", &ro.kallsyms, "file", "kallsyms file to use for the kernel"),
+	    OPT_STRING(0, "max-memory", &max_memory, "size", PA_MAX_MEMORY_HELP),
 	    OPT_BOOL(0, "no-demangle", &ro.no_demangle, "do not demangle symbol names"),
 	    OPT_END(),
 	};
 	int n = pa_parse_options(argc, argv, opts, "pa folded [options]");
 	if (n < 0)
 		return n;
+	uint64_t max_mem = 0;
+	if (pa_cli_size_opt("max-memory", max_memory, &max_mem))
+		return PA_EXIT_USAGE;
 	/* see cmd-report.c */
 	mallopt(M_MMAP_THRESHOLD, 64 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
@@ -91,7 +95,7 @@ int cmd_folded(int argc, const char **argv)
 	if (!f)
 		return status;
 	struct pa_err err = {0};
-	struct pa_session_opts so = {.sz = sizeof(so)};
+	struct pa_session_opts so = {.sz = sizeof(so), .max_memory = max_mem};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	struct out_ctx o = {.out = stdout, .period = period};

@@ -55,7 +55,7 @@ static bool percent_limit_after_g(int argc, const char **argv)
 
 int cmd_report(int argc, const char **argv)
 {
-	const char *input = NULL, *callgraph = NULL, *percentage = NULL;
+	const char *input = NULL, *callgraph = NULL, *percentage = NULL, *max_memory = NULL;
 	bool header_only = false, header = false, stdio_ = false, children = true;
 	int quiet = 0, verbose = 0;
 	long max_stack = 0;
@@ -90,12 +90,16 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING(0, "symfs", &ro.symfs, "dir", "look for files relative to this directory"),
 		OPT_STRING(0, "buildid-dir", &ro.buildid_dir, "dir", "build-id cache (default ~/.debug)"),
 		OPT_STRING(0, "kallsyms", &ro.kallsyms, "file", "kallsyms file to use for the kernel"),
+		OPT_STRING(0, "max-memory", &max_memory, "size", PA_MAX_MEMORY_HELP),
 		OPT_BOOL(0, "no-demangle", &ro.no_demangle, "do not demangle symbol names"),
 		OPT_END(),
 	};
 	int n = pa_parse_options(argc, argv, opts, "pa report [options]");
 	if (n < 0)
 		return n;
+	uint64_t max_mem = 0;
+	if (pa_cli_size_opt("max-memory", max_memory, &max_mem))
+		return PA_EXIT_USAGE;
 	/* The session frees each round's queue memory and allocates the next
 	 * one's: keep freed memory in the heap instead of unmapping and
 	 * faulting it back in, round after round. */
@@ -170,7 +174,8 @@ int cmd_report(int argc, const char **argv)
 		ro.call_graph = "none";
 
 	struct pa_err err = {0};
-	struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = !ro.callchain};
+	struct pa_session_opts so = {
+		.sz = sizeof(so), .no_callchains = !ro.callchain, .max_memory = max_mem};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	int rr = !r || pa_report_run(r, &err);

@@ -40,6 +40,18 @@ static const struct cmd *find_cmd(const char *name)
 	return NULL;
 }
 
+int pa_cli_size_opt(const char *name, const char *s, uint64_t *out)
+{
+	if (!s)
+		return 0;
+	if (pa_parse_size(s, out) < 0 || !*out) {
+		fprintf(stderr, "pa: option '--%s' expects a size (like 512M or 4G), not '%s'\n",
+		        name, s);
+		return -1;
+	}
+	return 0;
+}
+
 int pa_cli_error(const char *path, const struct pa_err *err)
 {
 	if (err->has_offset)

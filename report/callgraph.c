@@ -291,9 +291,14 @@ static int findnew_entry(struct pa_report *r, struct cg_state *c, const struct c
 	}
 	if (c->nr == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 1024;
+		/* the entries and their hash table: the call graphs' bulk */
+		size_t more = (cap - c->cap) * (sizeof(*c->e) + 2 * sizeof(*c->table));
+		if (pa_report_mem_check(r, more))
+			return -PA_ERR_LIMIT;
 		void *p = realloc(c->e, cap * sizeof(*c->e));
 		if (!p)
 			return -ENOMEM;
+		pa_report_mem_grew(r, 0, more);
 		c->e = p;
 		c->cap = cap;
 	}
@@ -473,6 +478,9 @@ static int index_refs(struct pa_report *r, struct cg_state *c)
 		total += c->e[i].nr_refs;
 	}
 	c->ref_off[c->nr] = (uint32_t)total;
+	if (pa_report_mem_check(r, (total + 1) * sizeof(*c->refs)))
+		return -PA_ERR_LIMIT;
+	pa_report_mem_grew(r, 0, (total + 1) * sizeof(*c->refs));
 	c->refs = malloc((total + 1) * sizeof(*c->refs));
 	uint32_t *fill = calloc(c->nr + 1, sizeof(*fill));
 	if (!c->refs || !fill) {

@@ -13,6 +13,7 @@
 #define PA_REPORT_INTERNAL_H
 
 #include <regex.h>
+#include <stdatomic.h>
 
 #include "report.h"
 #include "buildid/buildid.h"
@@ -157,7 +158,23 @@ struct pa_report {
 	struct cg_state *cgs; /* built by pa_report_print in call-graph mode */
 
 	struct pa_arena arena;
+
+	/* Bytes of the growing tables (locs, buckets, stack trie, call-graph
+	 * entries), counted against the session's memory cap: atomic, as the
+	 * stream's second thread grows some of them. */
+	_Atomic uint64_t mem;
+	uint32_t mem_tick;
+	bool limit_hit; /* the memory cap stopped the report */
 };
+
+/* report.c: a table grew from old_bytes to new_bytes (either thread). */
+void pa_report_mem_grew(struct pa_report *r, size_t old_bytes, size_t new_bytes);
+/* 0, or -PA_ERR_LIMIT (and limit_hit) when the session's bytes, the
+ * report's and "more" pass the cap. Only where the session is not
+ * running on another thread: its callback, or after the stream. */
+int pa_report_mem_check(struct pa_report *r, uint64_t more);
+/* The error for a report stopped by the cap: where the input was. */
+int pa_report_limit_error(struct pa_report *r, struct pa_err *err);
 
 /* Sort keys and columns; one list for report.c and print.c. */
 enum key { K_OVERHEAD, K_SAMPLE, K_PERIOD, K_COMM, K_PID, K_TID, K_DSO, K_SYM, K_CPU, K_PARENT,

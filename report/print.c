@@ -917,7 +917,10 @@ static size_t make_groups(struct pa_report *r, struct group *gs, size_t max)
 int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err)
 {
 	bool elide[16];
-	if (r->chains && pa_cg_build(r))
+	int ret = r->chains ? pa_cg_build(r) : 0;
+	if (ret && r->limit_hit) /* (callers pass it up as -ENOMEM) */
+		return pa_report_limit_error(r, err);
+	if (ret)
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	header_self = r->cgs && r->cg.children;
 	compute_elide(r, elide);

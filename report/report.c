@@ -360,6 +360,35 @@ static uint64_t loc_hash(const struct pa_dso *d, uint64_t addr, uint64_t ip, cha
 			 ((uint64_t)(uint8_t)level << 56) ^ pa_hash64(ip));
 }
 
+void pa_report_mem_grew(struct pa_report *r, size_t old_bytes, size_t new_bytes)
+{
+	atomic_fetch_add_explicit(&r->mem, (uint64_t)new_bytes - (uint64_t)old_bytes,
+				  memory_order_relaxed);
+}
+
+int pa_report_mem_check(struct pa_report *r, uint64_t more)
+{
+	uint64_t cap = pa_session_memory_cap(r->session);
+	if (cap == UINT64_MAX)
+		return 0;
+	uint64_t used = pa_session_memory(r->session) +
+			atomic_load_explicit(&r->mem, memory_order_relaxed);
+	if (used > cap || more > cap - used) {
+		r->limit_hit = true;
+		return -PA_ERR_LIMIT;
+	}
+	return 0;
+}
+
+int pa_report_limit_error(struct pa_report *r, struct pa_err *err)
+{
+	char b[32];
+	return pa_err_set_at(err, -PA_ERR_LIMIT, pa_session_input_pos(r->session),
+			     "samples, stacks and call graphs need more than the memory limit of "
+			     "%s (--max-memory)",
+			     pa_fmt_size(b, pa_session_memory_cap(r->session)));
+}
+
 int pa_report_table_grow(uint32_t **table, size_t *cap, size_t count,
 			 uint64_t (*hash)(void *, uint32_t), void *ctx)
 {
@@ -392,9 +421,12 @@ uint64_t pa_report_table_hash_loc(void *ctx, uint32_t i)
 int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
 			 char level, bool kernel, uint32_t *out)
 {
+	size_t old_cap = r->loc_table_cap;
 	if (pa_report_table_grow(&r->loc_table, &r->loc_table_cap, r->nr_locs,
 				 pa_report_table_hash_loc, r))
 		return -ENOMEM;
+	if (old_cap != r->loc_table_cap)
+		pa_report_mem_grew(r, old_cap * 4, r->loc_table_cap * 4);
 	size_t j = loc_hash(d, addr, ip, level) & (r->loc_table_cap - 1);
 	for (; r->loc_table[j]; j = (j + 1) & (r->loc_table_cap - 1)) {
 		const struct loc *l = &r->locs[r->loc_table[j] - 1];
@@ -408,6 +440,7 @@ int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, u
 		void *p = realloc(r->locs, cap * sizeof(*r->locs));
 		if (!p)
 			return -ENOMEM;
+		pa_report_mem_grew(r, r->cap_locs * sizeof(*r->locs), cap * sizeof(*r->locs));
 		r->locs = p;
 		r->cap_locs = cap;
 	}
@@ -441,6 +474,7 @@ static int bucket_table_grow(struct pa_report *r)
 		t[j] = (struct bucket_slot){(uint32_t)(h >> 32), (uint32_t)i + 1};
 	}
 	free(r->bucket_table);
+	pa_report_mem_grew(r, r->bucket_table_cap * sizeof(*t), ncap * sizeof(*t));
 	r->bucket_table = t;
 	r->bucket_table_cap = ncap;
 	return 0;
@@ -474,6 +508,7 @@ int pa_report_add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_threa
 		void *p = realloc(r->buckets, cap * sizeof(*r->buckets));
 		if (!p)
 			return -ENOMEM;
+		pa_report_mem_grew(r, r->cap_buckets * sizeof(*r->buckets), cap * sizeof(*r->buckets));
 		r->buckets = p;
 		r->cap_buckets = cap;
 	}
@@ -581,6 +616,8 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 {
 	struct pa_report *r = ctx;
 	unsigned e = ev->evsel ? ev->evsel->idx : 0;
+	if (!(++r->mem_tick & 4095) && pa_report_mem_check(r, 0))
+		return -PA_ERR_LIMIT;
 	if (e >= r->nr_evsels && grow_totals(r, e + 1))
 		return -ENOMEM;
 	if (!event_selected(r, ev, e))
@@ -684,6 +721,10 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 	int sret = r->chains ? pa_stream_finish(r) : 0;
 	if (!ret && sret)
 		ret = sret;
+	if (!ret)
+		ret = pa_report_mem_check(r, 0);
+	if (ret == -PA_ERR_LIMIT && r->limit_hit)
+		return pa_report_limit_error(r, err);
 	if (ret == PA_ERR_USAGE)
 		return pa_err_set(err, PA_ERR_USAGE, "--cpu needs samples that record the cpu");
 	if (ret == -ENOMEM)
@@ -703,6 +744,10 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 				r->locs[k].srcline = pa_report_srcline(r, &r->locs[k]);
 	/* what only the stream needed */
 	pa_stream_free(r);
+	pa_report_mem_grew(r, r->bucket_table_cap * sizeof(*r->bucket_table) +
+				      r->snode_table_cap * sizeof(*r->snode_table) +
+				      r->loc_table_cap * sizeof(*r->loc_table),
+			   0);
 	free(r->fast);
 	free(r->bucket_table);
 	free(r->snode_table);

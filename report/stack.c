@@ -42,6 +42,7 @@ static int snode_table_grow(struct pa_report *r)
 		t[j] = e;
 	}
 	free(r->snode_table);
+	pa_report_mem_grew(r, r->snode_table_cap * sizeof(*t), ncap * sizeof(*t));
 	r->snode_table = t;
 	r->snode_table_cap = ncap;
 	return 0;
@@ -73,6 +74,8 @@ static int snode_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint3
 		void *p = realloc(r->snodes, 2 * r->cap_snodes * sizeof(*r->snodes));
 		if (!p)
 			return -ENOMEM;
+		pa_report_mem_grew(r, r->cap_snodes * sizeof(*r->snodes),
+				   2 * r->cap_snodes * sizeof(*r->snodes));
 		r->snodes = p;
 		r->cap_snodes *= 2;
 	}

@@ -375,6 +375,11 @@ static struct pa_map *maps_find(struct pa_maps *ms, uint64_t addr)
 	return addr < m->end ? m : NULL;
 }
 
+uint64_t pa_session_input_pos(const struct pa_session *s)
+{
+	return s->input_pos;
+}
+
 uint64_t pa_session_memory(const struct pa_session *s)
 {
 	uint64_t n = s->arena.used_total + s->maps_bytes + s->capq * 2 * sizeof(*s->queue);
@@ -1068,11 +1073,13 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 		r = flush_queue(s, UINT64_MAX);
 	if (r == -ENOMEM)
 		pa_err_set(err, r, "out of memory");
-	else if (r == -PA_ERR_LIMIT && s->limit_hit)
+	else if (r == -PA_ERR_LIMIT && s->limit_hit) {
+		char b[32];
 		pa_err_set_at(err, r, ev.offset,
 			      "threads, maps and queued events need more than the memory limit "
-			      "of %llu MiB",
-			      (unsigned long long)(pa_session_memory_cap(s) >> 20));
+			      "of %s (--max-memory)",
+			      pa_fmt_size(b, pa_session_memory_cap(s)));
+	}
 	return r;
 }
 

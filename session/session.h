@@ -134,6 +134,8 @@ struct pa_dso *pa_session_dso(const struct pa_session *s, unsigned idx);
  * the budget (report/) checks its own bytes plus these against the cap. */
 uint64_t pa_session_memory(const struct pa_session *s);
 uint64_t pa_session_memory_cap(const struct pa_session *s);
+/* The end of the last record read: the input consumed so far. */
+uint64_t pa_session_input_pos(const struct pa_session *s);
 
 /* Counters for --stats style output. */
 uint64_t pa_session_nr_samples(const struct pa_session *s);

@@ -1,6 +1,7 @@
 /* util.c - errors, arenas, buffers, a u64 hash map. */
 #include "util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -298,4 +299,56 @@ int pa_rm_rf_at(int dirfd, const char *name)
 	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && !ret)
 		ret = -errno;
 	return ret;
+}
+
+int pa_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case 0:
+		break;
+	case 'K':
+		shift = 10;
+		break;
+	case 'M':
+		shift = 20;
+		break;
+	case 'G':
+		shift = 30;
+		break;
+	case 'T':
+		shift = 40;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*end && end[1] && !(toupper((unsigned char)end[1]) == 'B' && !end[2]) &&
+	    !(toupper((unsigned char)end[1]) == 'I' && toupper((unsigned char)end[2]) == 'B' &&
+	      !end[3]))
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+const char *pa_fmt_size(char buf[32], uint64_t n)
+{
+	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	unsigned u = 0;
+	while (u < 4 && n >= 1024) {
+		n >>= 10;
+		u++;
+	}
+	snprintf(buf, 32, "%llu %s", (unsigned long long)n, units[u]);
+	return buf;
 }

@@ -95,6 +95,12 @@ int pa_rm_rf_at(int dirfd, const char *name);
 /* Lower-case hex of n bytes into out (2n+1 bytes). */
 void pa_hex(char *out, const uint8_t *p, size_t n);
 
+/* Parse "12K", "3M", "4G", "1T" (optionally "KB"/"KiB"...) or a plain byte
+ * count; 0 or -EINVAL. */
+int pa_parse_size(const char *s, uint64_t *out);
+/* "16 MiB", "300 KiB", "12 bytes": whole units, rounded down. */
+const char *pa_fmt_size(char buf[32], uint64_t n);
+
 /* Open-addressing hash map from u64 keys to pointers (keys != 0 reserved
  * by nothing: presence is tracked separately). */
 struct pa_u64map {

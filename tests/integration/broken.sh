@@ -145,6 +145,39 @@ hostile() {
 hostile forks.data "memory limit" buildid-list buildid-list --with-hits
 hostile forks.data "memory limit" report "${REPORT_ARGS[@]}"
 
+# 5000 samples, each with 64 call-chain entries no other sample has: 3 MB
+# whose stack trie and locations need far more than a 16 MB cap. The report
+# stops with the cap's one-line error, before printing anything.
+python3 - "$WORK/stacks.data" <<'PY' || fail "cannot write stacks.data"
+import struct, sys
+b = bytearray(b"PERFILE2" + struct.pack("<Q", 16))
+attr = struct.pack("<IIQQQQQ", 1, 128, 0, 4000, 0x127, 0, 0) + bytes(128 - 48)
+rec = attr + struct.pack("<Q", 1)
+b += struct.pack("<IHH", 64, 0, 8 + len(rec)) + rec
+ip = 0x400000
+for i in range(5000):
+    chain = [ip + 16 * k for k in range(64)]
+    ip += 16 * 64
+    body = struct.pack("<QIIQQQ", chain[0], 1, 1, 1000 + i, 1, len(chain)) + struct.pack("<64Q", *chain)
+    b += struct.pack("<IHH", 9, 2, 8 + len(body)) + body
+    if i % 500 == 499:
+        b += struct.pack("<IHH", 68, 0, 8)
+open(sys.argv[1], "wb").write(b)
+PY
+hostile stacks.data "samples, stacks and call graphs need more than the memory limit of 16 MiB" \
+	folded folded --max-memory 16M
+hostile stacks.data "samples, stacks and call graphs need more than the memory limit of 16 MiB" \
+	report report --stdio --max-memory 16M
+hostile stacks.data "samples, stacks and call graphs need more than the memory limit of 16 MiB" \
+	flamegraph flamegraph -o "$WORK/stacks.svg" --max-memory 16M
+CHECKS=$((CHECKS + 1))
+[ ! -e "$WORK/stacks.svg" ] || fail "flamegraph left stacks.svg behind after the memory error"
+# the same file within the default cap: every sample (the frames have no
+# DSO, so all stacks fold into one line of "[unknown]" frames)
+CHECKS=$((CHECKS + 1))
+n=$(pa folded -i "$WORK/stacks.data" 2>"$WORK/stacks.err" | awk '{ n += $NF } END { print n + 0 }')
+[ "$n" -eq 5000 ] || fail "stacks.data within the default cap: $n samples, want 5000: $(head -n 2 "$WORK/stacks.err")"
+
 # 65536 event attributes (a report keeps an evsel index in 16 bits)
 python3 - "$WORK/attrs.data" <<'PY' || fail "cannot write attrs.data"
 import struct, sys
