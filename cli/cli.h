@@ -21,6 +21,9 @@ int pa_cli_size_opt(const char *name, const char *s, uint64_t *out);
 	"cap on the memory of threads, maps, samples and stacks (like 512M; default: 4G, and at "  \
 	"most 256M + 64 x the input read; 1G on 32-bit hosts)"
 
+/* PA_NO_THREADS set: everything on one thread (for profiling pa itself). */
+bool pa_cli_no_threads(void);
+
 /* Open an input the way every command does (default "perf.data"). */
 struct pa_file *pa_cli_open(const char *path, int *status);
 

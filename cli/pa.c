@@ -52,6 +52,11 @@ int pa_cli_size_opt(const char *name, const char *s, uint64_t *out)
 	return 0;
 }
 
+bool pa_cli_no_threads(void)
+{
+	return getenv("PA_NO_THREADS") != NULL;
+}
+
 int pa_cli_error(const char *path, const struct pa_err *err)
 {
 	if (err->has_offset)

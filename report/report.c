@@ -616,8 +616,6 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 {
 	struct pa_report *r = ctx;
 	unsigned e = ev->evsel ? ev->evsel->idx : 0;
-	if (!(++r->mem_tick & 4095) && pa_report_mem_check(r, 0))
-		return -PA_ERR_LIMIT;
 	if (e >= r->nr_evsels && grow_totals(r, e + 1))
 		return -ENOMEM;
 	if (!event_selected(r, ev, e))
@@ -633,7 +631,8 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	if (ev->sample.time < r->time_start || ev->sample.time > r->time_end)
 		return 0;
 	r->total_period[e] += period;
-	r->total_samples[e]++;
+	if (!(++r->total_samples[e] & 4095) && pa_report_mem_check(r, 0))
+		return -PA_ERR_LIMIT;
 	if (r->chains)
 		return pa_stream_sample(r, s, ev, t, al, e, cpu, period);
 

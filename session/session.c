@@ -3,10 +3,13 @@
 #include "session.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HOST_PID (-1)
 #define MISC_FORK_EXEC (1 << 13)
@@ -59,34 +62,58 @@ struct qev {
 /* Queued events live in per-round chunks freed when all are delivered. */
 struct qchunk {
 	struct pa_arena arena;
-	size_t live;
-	struct qchunk *next;
+	size_t live;   /* one thread: events not delivered yet */
+	size_t nalloc; /* events made in the chunk */
+	/* With a reader thread: CHUNK_RESERVE until the reader retires the
+	 * chunk and takes back what it did not make; the delivering thread
+	 * subtracts what it delivered. Who brings it to 0 ends the chunk. */
+	_Atomic size_t refs;
+	struct qchunk *next, *next_dead;
 };
+#define CHUNK_RESERVE ((size_t)1 << (sizeof(size_t) * 8 - 2))
+
+struct handoff;
 
 struct pa_session {
+	/* ---- read-mostly */
 	struct pa_file *file;
 	struct pa_session_opts opts;
-	struct pa_arena arena;
+	pa_session_sample_fn fn;
+	void *ctx;
+	/* Reading on a thread of its own (file mode, more than one CPU): the
+	 * reader owns the file, the queue and the chunks (first group below);
+	 * the delivering thread owns machines, threads, maps and DSOs (second
+	 * group). Each side publishes its bytes for the other's memory
+	 * checks. The groups sit on cache lines of their own: each is written
+	 * for every event. */
+	struct handoff *ho;
+
+	/* ---- the reader's */
+	_Alignas(64) struct qev **queue, **qtmp;
+	size_t nq, capq;
+	struct qchunk *chunks, *cur_chunk;
+	uint64_t seq;
+	uint64_t max_timestamp, next_flush, last_flush;
+	uint64_t nr_unordered;
+	size_t ho_fill; /* events in the batch being filled */
+	_Atomic uint64_t input_pos; /* end of the last record read: the input so far */
+	_Atomic uint64_t q_pub;     /* queue_bytes(), published */
+
+	/* ---- the deliverer's */
+	_Alignas(64) struct pa_arena arena;
 	struct pa_machine **machines;
 	unsigned nr_machines;
 	struct pa_dso **all_dsos;
 	unsigned nr_all_dsos, cap_all_dsos;
 	unsigned nr_threads;
-
-	struct qev **queue, **qtmp;
-	size_t nq, capq;
-	struct qchunk *chunks, *cur_chunk;
-	uint64_t seq;
-	uint64_t max_timestamp, next_flush, last_flush;
-
 	struct pa_maps *all_maps;
 	uint64_t maps_generation;
-	uint64_t nr_samples, nr_lost, nr_lost_samples, nr_unordered;
+	uint64_t nr_samples, nr_lost, nr_lost_samples;
 	uint64_t maps_bytes; /* map vectors of every address space */
-	uint64_t input_pos;  /* end of the last record read: the input so far */
 	bool limit_hit;      /* the memory cap stopped processing */
-	pa_session_sample_fn fn;
-	void *ctx;
+	uint64_t ndelivered;
+	_Atomic uint64_t m_pub; /* model_bytes(), published */
+	_Alignas(64) char end_pad;
 };
 
 /* ---- small accessors -------------------------------------------------- */
@@ -377,15 +404,35 @@ static struct pa_map *maps_find(struct pa_maps *ms, uint64_t addr)
 
 uint64_t pa_session_input_pos(const struct pa_session *s)
 {
-	return s->input_pos;
+	return atomic_load_explicit(&s->input_pos, memory_order_relaxed);
 }
 
-uint64_t pa_session_memory(const struct pa_session *s)
+/* What the delivering side holds: address spaces, threads, DSOs. */
+static uint64_t model_bytes(const struct pa_session *s)
 {
-	uint64_t n = s->arena.used_total + s->maps_bytes + s->capq * 2 * sizeof(*s->queue);
+	return s->arena.used_total + s->maps_bytes;
+}
+
+/* What the reading side holds: the events waiting to be ordered. */
+static uint64_t queue_bytes(const struct pa_session *s)
+{
+	uint64_t n = s->capq * 2 * sizeof(*s->queue);
 	for (const struct qchunk *c = s->chunks; c; c = c->next)
 		n += c->arena.used_total;
 	return n;
+}
+
+/* (the delivering side's view: the reader's part as last published) */
+uint64_t pa_session_memory(const struct pa_session *s)
+{
+	return model_bytes(s) +
+	       (s->ho ? atomic_load_explicit(&s->q_pub, memory_order_relaxed) : queue_bytes(s));
+}
+
+static uint64_t memory_seen_by_reader(const struct pa_session *s)
+{
+	return queue_bytes(s) +
+	       (s->ho ? atomic_load_explicit(&s->m_pub, memory_order_relaxed) : model_bytes(s));
 }
 
 /* The cap now (see pa_session_opts.max_memory). */
@@ -394,19 +441,23 @@ uint64_t pa_session_memory_cap(const struct pa_session *s)
 	if (s->opts.max_memory)
 		return s->opts.max_memory;
 	uint64_t max = PA_SESSION_MAX_MEMORY, base = PA_SESSION_MEMORY_BASE;
-	if (s->input_pos >= (max - base) / PA_SESSION_MEMORY_PER_BYTE)
+	uint64_t pos = pa_session_input_pos(s);
+	if (pos >= (max - base) / PA_SESSION_MEMORY_PER_BYTE)
 		return max;
-	return base + s->input_pos * PA_SESSION_MEMORY_PER_BYTE;
+	return base + pos * PA_SESSION_MEMORY_PER_BYTE;
 }
 
-/* 0, or -PA_ERR_LIMIT when holding "more" bytes on top would pass the cap. */
-static int mem_check(struct pa_session *s, uint64_t more)
+static bool over_cap(const struct pa_session *s, uint64_t used, uint64_t more)
 {
 	uint64_t cap = pa_session_memory_cap(s);
-	if (cap == UINT64_MAX)
-		return 0;
-	uint64_t used = pa_session_memory(s);
-	if (used > cap || more > cap - used) {
+	return cap != UINT64_MAX && (used > cap || more > cap - used);
+}
+
+/* 0, or -PA_ERR_LIMIT when holding "more" bytes on top would pass the cap
+ * (the delivering side). */
+static int mem_check(struct pa_session *s, uint64_t more)
+{
+	if (over_cap(s, pa_session_memory(s), more)) {
 		s->limit_hit = true; /* ours, not a callback's -PA_ERR_LIMIT */
 		return -PA_ERR_LIMIT;
 	}
@@ -786,6 +837,8 @@ static int deliver(struct pa_session *s, const struct pa_event *ev)
 	case PA_REC_LOST_SAMPLES:
 		s->nr_lost_samples += ev->u.lost_samples.lost;
 		return 0;
+	case PA_REC_HEADER_BUILD_ID: /* handed over by a reader thread */
+		return add_header_build_id(s, &ev->u.build_id);
 	default:
 		return 0;
 	}
@@ -822,6 +875,7 @@ static struct qchunk *cur_chunk(struct pa_session *s)
 		if (!c)
 			return NULL;
 		pa_arena_init(&c->arena, 256 * 1024);
+		atomic_init(&c->refs, CHUNK_RESERVE);
 		c->next = s->chunks;
 		s->chunks = c;
 		s->cur_chunk = c;
@@ -839,16 +893,16 @@ static const void *dup_bytes(struct pa_arena *a, const void *p, size_t n)
 	return d;
 }
 
-static int enqueue(struct pa_session *s, const struct pa_event *ev)
+/* A copy of ev in the current chunk that outlives the file's buffers. */
+static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 {
 	struct qchunk *c = cur_chunk(s);
 	if (!c)
-		return -ENOMEM;
+		return NULL;
 	struct qev *q = pa_arena_alloc_raw(&c->arena, sizeof(*q));
 	if (!q)
-		return -ENOMEM;
+		return NULL;
 	q->time = ev->sample.time;
-	q->seq = s->seq++;
 	q->chunk = c;
 	q->full = NULL;
 	if (ev->type == PA_REC_SAMPLE) {
@@ -869,27 +923,36 @@ static int enqueue(struct pa_session *s, const struct pa_event *ev)
 		if (!s->opts.no_callchains && sm->callchain_nr) {
 			q->callchain = dup_bytes(&c->arena, sm->callchain, sm->callchain_nr * 8);
 			if (!q->callchain)
-				return -ENOMEM;
+				return NULL;
 			q->callchain_nr = sm->callchain_nr;
 		}
 	} else {
 		struct pa_event *e = pa_arena_alloc_raw(&c->arena, sizeof(*e));
 		if (!e)
-			return -ENOMEM;
+			return NULL;
 		*e = *ev;
 		memset(&e->sample.callchain, 0,
 		       sizeof(e->sample) - offsetof(struct pa_sample, callchain));
-		if (ev->type == PA_REC_MMAP || ev->type == PA_REC_MMAP2) {
-			e->u.mmap.filename = pa_arena_strdup(&c->arena, ev->u.mmap.filename);
-			if (!e->u.mmap.filename)
-				return -ENOMEM;
-		} else if (ev->type == PA_REC_COMM) {
-			e->u.comm.comm = pa_arena_strdup(&c->arena, ev->u.comm.comm);
-			if (!e->u.comm.comm)
-				return -ENOMEM;
-		}
+		const char **str = ev->type == PA_REC_MMAP || ev->type == PA_REC_MMAP2
+					   ? &e->u.mmap.filename
+				   : ev->type == PA_REC_COMM		 ? &e->u.comm.comm
+				   : ev->type == PA_REC_HEADER_BUILD_ID ? &e->u.build_id.filename
+									 : NULL;
+		if (str && *str && !(*str = pa_arena_strdup(&c->arena, *str)))
+			return NULL;
 		q->full = e;
 	}
+	c->nalloc++;
+	c->live++;
+	return q;
+}
+
+static int enqueue(struct pa_session *s, const struct pa_event *ev)
+{
+	struct qev *q = make_qev(s, ev);
+	if (!q)
+		return -ENOMEM;
+	q->seq = s->seq++;
 	if (s->nq == s->capq) {
 		size_t cap = s->capq ? s->capq * 2 : 4096;
 		void *p = realloc(s->queue, cap * sizeof(*s->queue));
@@ -903,7 +966,6 @@ static int enqueue(struct pa_session *s, const struct pa_event *ev)
 		s->capq = cap;
 	}
 	s->queue[s->nq++] = q;
-	c->live++;
 	if (q->time < s->last_flush)
 		s->nr_unordered++;
 	if (q->time > s->max_timestamp)
@@ -974,6 +1036,16 @@ static void sort_queue(struct pa_session *s)
 		memcpy(s->queue, a, n * sizeof(*a));
 }
 
+static void chunk_unlink_free(struct pa_session *s, struct qchunk *c)
+{
+	struct qchunk **pp = &s->chunks;
+	while (*pp != c)
+		pp = &(*pp)->next;
+	*pp = c->next;
+	pa_arena_release(&c->arena);
+	free(c);
+}
+
 /* A chunk is freed once every event in it was delivered, unless it is
  * still the one new events go to (then its memory is reused). */
 static void chunk_put(struct pa_session *s, struct qchunk *c)
@@ -984,15 +1056,126 @@ static void chunk_put(struct pa_session *s, struct qchunk *c)
 		pa_arena_release(&c->arena);
 		return;
 	}
-	struct qchunk **pp = &s->chunks;
-	while (*pp != c)
-		pp = &(*pp)->next;
-	*pp = c->next;
-	pa_arena_release(&c->arena);
-	free(c);
+	chunk_unlink_free(s, c);
 }
 
-/* Deliver queued events with time <= limit, oldest first. */
+/* ---- reading on a thread of its own ------------------------------------
+ *
+ * The reader decodes records, queues and sorts them round by round, and
+ * hands the events of each flush over in batches of pointers; this thread
+ * delivers them (threads, maps, the sample callback) in the same order as
+ * without the reader. Events are copies in chunks, so the file's buffers
+ * can move on; a chunk goes back to the reader, which frees it, when its
+ * last event was delivered. */
+
+#define HO_BATCH 4096
+#define HO_NB    8
+
+struct handoff {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct qev **b[HO_NB];
+	size_t n[HO_NB];
+	unsigned head, tail, nfull; /* filled at head, delivered from tail */
+	bool done, stop;
+	int err_code;        /* the reader's error */
+	bool limit_hit;      /* it was the memory cap, at offset "at" */
+	uint64_t at;
+	struct pa_err err;   /* a read error's message */
+	struct qchunk *dead; /* chunks whose events were all delivered */
+};
+
+/* Reader: free the chunks the delivering side is done with. */
+static void reclaim(struct pa_session *s, struct qchunk *dead)
+{
+	while (dead) {
+		struct qchunk *c = dead;
+		dead = c->next_dead;
+		chunk_unlink_free(s, c);
+	}
+}
+
+/* Reader: the current chunk takes no more events. */
+static void retire_chunk(struct pa_session *s)
+{
+	struct qchunk *c = s->cur_chunk;
+	s->cur_chunk = NULL;
+	if (!c)
+		return;
+	size_t unused = CHUNK_RESERVE - c->nalloc;
+	if (atomic_fetch_sub_explicit(&c->refs, unused, memory_order_acq_rel) == unused)
+		chunk_unlink_free(s, c); /* all delivered already */
+}
+
+/* Reader: hand the batch at head over; wait while every batch is full. */
+static int ho_push(struct pa_session *s)
+{
+	struct handoff *h = s->ho;
+	pthread_mutex_lock(&h->mu);
+	h->n[h->head] = s->ho_fill;
+	s->ho_fill = 0;
+	h->nfull++;
+	h->head = (h->head + 1) % HO_NB;
+	pthread_cond_broadcast(&h->cv);
+	while (h->nfull == HO_NB && !h->stop)
+		pthread_cond_wait(&h->cv, &h->mu);
+	bool stop = h->stop;
+	struct qchunk *dead = h->dead;
+	h->dead = NULL;
+	pthread_mutex_unlock(&h->mu);
+	reclaim(s, dead);
+	atomic_store_explicit(&s->q_pub, queue_bytes(s), memory_order_relaxed);
+	return stop ? -ECANCELED : 0;
+}
+
+static int emit(struct pa_session *s, struct qev *q)
+{
+	struct handoff *h = s->ho;
+	h->b[h->head][s->ho_fill++] = q;
+	return s->ho_fill == HO_BATCH ? ho_push(s) : 0;
+}
+
+/* Reader: an event to deliver now (not ordered), after what was emitted. */
+static int emit_now(struct pa_session *s, const struct pa_event *ev)
+{
+	struct qev *q = make_qev(s, ev);
+	return q ? emit(s, q) : -ENOMEM;
+}
+
+/* Deliverer: chunk c had k more of its events delivered. */
+static void chunk_delivered(struct qchunk *c, size_t k, struct qchunk **dead)
+{
+	if (c && atomic_fetch_sub_explicit(&c->refs, k, memory_order_acq_rel) == k) {
+		c->next_dead = *dead;
+		*dead = c;
+	}
+}
+
+static int deliver_batch(struct pa_session *s, struct qev *const *v, size_t n,
+			 struct qchunk **dead)
+{
+	struct qchunk *run = NULL;
+	size_t k = 0;
+	int r = 0;
+	for (size_t i = 0; i < n && !r; i++) {
+		const struct qev *q = v[i];
+		r = deliver_queued(s, q);
+		if (q->chunk != run) {
+			chunk_delivered(run, k, dead);
+			run = q->chunk;
+			k = 0;
+		}
+		k++;
+		if (!(++s->ndelivered & 1023))
+			atomic_store_explicit(&s->m_pub, model_bytes(s), memory_order_relaxed);
+	}
+	chunk_delivered(run, k, dead);
+	return r;
+}
+
+/* Deliver queued events with time <= limit, oldest first (or hand them to
+ * the delivering thread). */
 static int flush_queue(struct pa_session *s, uint64_t limit)
 {
 	if (!s->nq)
@@ -1002,9 +1185,13 @@ static int flush_queue(struct pa_session *s, uint64_t limit)
 	int ret = 0;
 	while (i < s->nq && s->queue[i]->time <= limit) {
 		struct qev *q = s->queue[i++];
-		ret = deliver_queued(s, q);
 		s->last_flush = q->time;
-		chunk_put(s, q->chunk);
+		if (s->ho) {
+			ret = emit(s, q);
+		} else {
+			ret = deliver_queued(s, q);
+			chunk_put(s, q->chunk);
+		}
 		if (ret)
 			break;
 	}
@@ -1019,6 +1206,10 @@ static int finish_round(struct pa_session *s)
 {
 	int r = flush_queue(s, s->next_flush);
 	s->next_flush = s->max_timestamp;
+	if (s->ho) {
+		retire_chunk(s);
+		return r;
+	}
 	struct qchunk *c = s->cur_chunk;
 	if (c && c->live == 0) {
 		s->cur_chunk = NULL;
@@ -1033,7 +1224,7 @@ static int handle_event(struct pa_session *s, const struct pa_event *ev)
 {
 	switch (ev->type) {
 	case PA_REC_HEADER_BUILD_ID:
-		return add_header_build_id(s, &ev->u.build_id);
+		return s->ho ? emit_now(s, ev) : add_header_build_id(s, &ev->u.build_id);
 	case PA_REC_FINISHED_ROUND:
 		return s->opts.unordered ? 0 : finish_round(s);
 	default:
@@ -1042,40 +1233,176 @@ static int handle_event(struct pa_session *s, const struct pa_event *ev)
 	if (!needs_queue(ev->type))
 		return 0;
 	if (s->opts.unordered || !has_time(ev))
-		return deliver(s, ev);
+		return s->ho ? emit_now(s, ev) : deliver(s, ev);
 	return enqueue(s, ev);
 }
 
-int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
-		       struct pa_err *err)
+/* 0, or -PA_ERR_LIMIT when the cap is passed (the reading side). */
+static int reader_mem_check(struct pa_session *s)
+{
+	if (s->ho)
+		atomic_store_explicit(&s->q_pub, queue_bytes(s), memory_order_relaxed);
+	return over_cap(s, memory_seen_by_reader(s), 0) ? -PA_ERR_LIMIT : 0;
+}
+
+/* Read every record and order (or deliver) it. *at: the offset of the
+ * last record read; *read_err: the reader's own error, already in err. */
+static int read_events(struct pa_session *s, struct pa_err *err, uint64_t *at, bool *read_err,
+		       bool *limit)
 {
 	struct pa_event ev;
 	int r;
-	s->fn = fn;
-	s->ctx = ctx;
 	uint64_t n = 0;
 	ev.offset = 0;
-	bool read_err = false;
-	while ((r = pa_file_next(s->file, &ev, err)) > 0 || (read_err = r < 0, false)) {
-		if (ev.offset + ev.size > s->input_pos)
-			s->input_pos = ev.offset + ev.size;
+	*read_err = *limit = false;
+	while ((r = pa_file_next(s->file, &ev, err)) > 0 || (*read_err = r < 0, false)) {
+		if (ev.offset + ev.size > pa_session_input_pos(s))
+			atomic_store_explicit(&s->input_pos, ev.offset + ev.size,
+					      memory_order_relaxed);
 		/* map vectors are checked as they grow; the rest grows by at
 		 * most a record's worth per event: check now and then */
-		r = ++n % 1024 ? 0 : mem_check(s, 0);
+		r = ++n % 1024 ? 0 : reader_mem_check(s);
+		*limit = r == -PA_ERR_LIMIT;
 		if (!r)
 			r = handle_event(s, &ev);
 		if (r)
 			break;
 	}
+	*at = ev.offset;
+	if (!*read_err && r == 0)
+		r = flush_queue(s, UINT64_MAX);
+	return r;
+}
+
+static void *reader_main(void *arg)
+{
+	struct pa_session *s = arg;
+	struct handoff *h = s->ho;
+	bool read_err, limit;
+	uint64_t at;
+	int r = read_events(s, &h->err, &at, &read_err, &limit);
+	pthread_mutex_lock(&h->mu);
+	if (s->ho_fill) {
+		h->n[h->head] = s->ho_fill;
+		s->ho_fill = 0;
+		h->nfull++; /* the slot at head is never one being delivered */
+		h->head = (h->head + 1) % HO_NB;
+	}
+	h->err_code = r;
+	h->limit_hit = limit;
+	h->at = at;
+	if (!read_err && r)
+		h->err.code = 0; /* not described by the reader */
+	h->done = true;
+	pthread_cond_broadcast(&h->cv);
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
+}
+
+static void handoff_free(struct handoff *h)
+{
+	for (unsigned i = 0; i < HO_NB; i++)
+		free(h->b[i]);
+	free(h);
+}
+
+static bool want_reader_thread(const struct pa_session *s)
+{
+	return pa_file_mode(s->file) == PA_FILE_MODE_FILE && !s->opts.no_reader_thread &&
+	       sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
+/* Deliver on this thread what a reader thread hands over. Returns what
+ * read_events() would, with the same out parameters. */
+static int process_threaded(struct pa_session *s, struct pa_err *err, uint64_t *at,
+			    bool *read_err, bool *limit)
+{
+	struct handoff *h = calloc(1, sizeof(*h));
+	bool ok = h != NULL;
+	for (unsigned i = 0; ok && i < HO_NB; i++)
+		ok = (h->b[i] = malloc(HO_BATCH * sizeof(*h->b[i]))) != NULL;
+	if (!ok) {
+		if (h)
+			handoff_free(h);
+		return read_events(s, err, at, read_err, limit);
+	}
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	atomic_store(&s->m_pub, model_bytes(s));
+	atomic_store(&s->q_pub, queue_bytes(s));
+	s->ho = h;
+	if (pthread_create(&h->th, NULL, reader_main, s)) {
+		s->ho = NULL;
+		pthread_mutex_destroy(&h->mu);
+		pthread_cond_destroy(&h->cv);
+		handoff_free(h);
+		return read_events(s, err, at, read_err, limit);
+	}
+	int r = 0;
+	struct qchunk *dead = NULL;
+	pthread_mutex_lock(&h->mu);
+	for (;;) {
+		while (!h->nfull && !h->done)
+			pthread_cond_wait(&h->cv, &h->mu);
+		if (!h->nfull)
+			break;
+		unsigned t = h->tail;
+		pthread_mutex_unlock(&h->mu);
+		r = deliver_batch(s, h->b[t], h->n[t], &dead);
+		pthread_mutex_lock(&h->mu);
+		h->n[t] = 0;
+		h->tail = (t + 1) % HO_NB;
+		h->nfull--;
+		while (dead) {
+			struct qchunk *c = dead;
+			dead = c->next_dead;
+			c->next_dead = h->dead;
+			h->dead = c;
+		}
+		if (r)
+			h->stop = true;
+		pthread_cond_broadcast(&h->cv);
+		if (r)
+			break;
+	}
+	pthread_mutex_unlock(&h->mu);
+	pthread_join(h->th, NULL);
+	s->ho = NULL;
+	reclaim(s, h->dead);
+	*at = h->at;
+	*read_err = false;
+	*limit = false;
+	if (!r) {
+		r = h->err_code;
+		*read_err = r && h->err.code;
+		*limit = h->limit_hit;
+		if (*read_err)
+			*err = h->err;
+	}
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+	handoff_free(h);
+	return r;
+}
+
+int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
+		       struct pa_err *err)
+{
+	s->fn = fn;
+	s->ctx = ctx;
+	uint64_t at = 0;
+	bool read_err, limit;
+	int r = want_reader_thread(s) ? process_threaded(s, err, &at, &read_err, &limit)
+				      : read_events(s, err, &at, &read_err, &limit);
 	if (read_err)
 		return r; /* the reader's error, already described */
-	if (r == 0)
-		r = flush_queue(s, UINT64_MAX);
-	if (r == -ENOMEM)
+	if (limit)
+		s->limit_hit = true;
+	if (r == -ENOMEM) {
 		pa_err_set(err, r, "out of memory");
-	else if (r == -PA_ERR_LIMIT && s->limit_hit) {
+	} else if (r == -PA_ERR_LIMIT && s->limit_hit) {
 		char b[32];
-		pa_err_set_at(err, r, ev.offset,
+		pa_err_set_at(err, r, limit ? at : pa_session_input_pos(s),
 			      "threads, maps and queued events need more than the memory limit "
 			      "of %s (--max-memory)",
 			      pa_fmt_size(b, pa_session_memory_cap(s)));
@@ -1086,7 +1413,10 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 struct pa_session *pa_session_new(struct pa_file *f, const struct pa_session_opts *opts,
 				  struct pa_err *err)
 {
-	struct pa_session *s = calloc(1, sizeof(*s));
+	/* (aligned: its groups of fields own their cache lines) */
+	struct pa_session *s = aligned_alloc(_Alignof(struct pa_session), sizeof(*s));
+	if (s)
+		memset(s, 0, sizeof(*s));
 	if (!s) {
 		pa_err_set(err, -ENOMEM, "out of memory");
 		return NULL;

@@ -82,6 +82,10 @@ struct pa_session_opts {
 	 * fails with -PA_ERR_LIMIT and the offset of the record that needed
 	 * more. */
 	uint64_t max_memory;
+	/* Read and order the file on this thread only. Otherwise, for a file
+	 * in file mode on a machine with more than one CPU, a second thread
+	 * reads and orders while this one delivers (same events, same order). */
+	bool no_reader_thread;
 };
 
 #define PA_SESSION_MAX_MEMORY (sizeof(void *) >= 8 ? 4ull << 30 : 1ull << 30)
