@@ -973,23 +973,27 @@ static int enqueue(struct pa_session *s, const struct pa_event *ev)
 	return 0;
 }
 
-static int deliver_queued(struct pa_session *s, const struct qev *q)
+/* ev: a sample event the caller zeroed once; only what a compact copy
+ * holds is set here (zeroing 400-odd bytes per sample costs more). */
+static int deliver_queued(struct pa_session *s, const struct qev *q, struct pa_event *ev)
 {
 	if (q->full)
 		return deliver(s, q->full);
-	struct pa_event ev = {.type = PA_REC_SAMPLE, .misc = q->misc, .evsel = q->evsel};
-	ev.sample.type = q->stype;
-	ev.sample.ip = q->ip;
-	ev.sample.addr = q->addr;
-	ev.sample.id = q->id;
-	ev.sample.time = q->time;
-	ev.sample.period = q->period;
-	ev.sample.pid = q->pid;
-	ev.sample.tid = q->tid;
-	ev.sample.cpu = q->cpu;
-	ev.sample.callchain = q->callchain;
-	ev.sample.callchain_nr = q->callchain_nr;
-	return deliver(s, &ev);
+	ev->type = PA_REC_SAMPLE;
+	ev->misc = q->misc;
+	ev->evsel = q->evsel;
+	ev->sample.type = q->stype;
+	ev->sample.ip = q->ip;
+	ev->sample.addr = q->addr;
+	ev->sample.id = q->id;
+	ev->sample.time = q->time;
+	ev->sample.period = q->period;
+	ev->sample.pid = q->pid;
+	ev->sample.tid = q->tid;
+	ev->sample.cpu = q->cpu;
+	ev->sample.callchain = q->callchain;
+	ev->sample.callchain_nr = q->callchain_nr;
+	return deliver(s, ev);
 }
 
 static bool qev_before(const struct qev *x, const struct qev *y)
@@ -1158,9 +1162,10 @@ static int deliver_batch(struct pa_session *s, struct qev *const *v, size_t n,
 	struct qchunk *run = NULL;
 	size_t k = 0;
 	int r = 0;
+	struct pa_event ev = {0};
 	for (size_t i = 0; i < n && !r; i++) {
 		const struct qev *q = v[i];
-		r = deliver_queued(s, q);
+		r = deliver_queued(s, q, &ev);
 		if (q->chunk != run) {
 			chunk_delivered(run, k, dead);
 			run = q->chunk;
@@ -1183,13 +1188,14 @@ static int flush_queue(struct pa_session *s, uint64_t limit)
 	sort_queue(s);
 	size_t i = 0;
 	int ret = 0;
+	struct pa_event ev = {0};
 	while (i < s->nq && s->queue[i]->time <= limit) {
 		struct qev *q = s->queue[i++];
 		s->last_flush = q->time;
 		if (s->ho) {
 			ret = emit(s, q);
 		} else {
-			ret = deliver_queued(s, q);
+			ret = deliver_queued(s, q, &ev);
 			chunk_put(s, q->chunk);
 		}
 		if (ret)
