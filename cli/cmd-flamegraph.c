@@ -137,7 +137,8 @@ static int add_perf_data(struct pa_flame *fg, const char *open_path, const char 
 	if (!f)
 		return pa_cli_error(path, &err);
 	int status = 0;
-	struct pa_session_opts so = {.sz = sizeof(so), .max_memory = a->max_mem};
+	struct pa_session_opts so = {
+		.sz = sizeof(so), .max_memory = a->max_mem, .no_reader_thread = pa_cli_no_threads()};
 	a->ro.sz = sizeof(a->ro);
 	a->ro.callchain = true;
 	struct pa_session *s = pa_session_new(f, &so, &err);
@@ -297,6 +298,7 @@ int cmd_flamegraph(int argc, const char **argv)
 		OPT_STRING(0, "symfs", &a.ro.symfs, "dir", "look for files relative to this directory"),
 		OPT_STRING(0, "buildid-dir", &a.ro.buildid_dir, "dir", "build-id cache (default ~/.debug)"),
 		OPT_STRING(0, "kallsyms", &a.ro.kallsyms, "file", "kallsyms file to use for the kernel"),
+		OPT_STRING('k', "vmlinux", &a.ro.vmlinux, "file", "vmlinux for the kernel's symbols (if its build-id matches)"),
 		OPT_STRING(0, "max-memory", &a.max_memory, "size", PA_MAX_MEMORY_HELP),
 		OPT_BOOL(0, "no-demangle", &a.ro.no_demangle, "do not demangle symbol names"),
 		OPT_END(),

@@ -61,6 +61,8 @@ int cmd_folded(int argc, const char **argv)
 	    OPT_STRING(0, "buildid-dir", &ro.buildid_dir, "dir",
 	               "build-id cache (default ~/.debug)"),
 	    OPT_STRING(0, "kallsyms", &ro.kallsyms, "file", "kallsyms file to use for the kernel"),
+	    OPT_STRING('k', "vmlinux", &ro.vmlinux, "file",
+	               "vmlinux for the kernel's symbols (if its build-id matches)"),
 	    OPT_STRING(0, "max-memory", &max_memory, "size", PA_MAX_MEMORY_HELP),
 	    OPT_BOOL(0, "no-demangle", &ro.no_demangle, "do not demangle symbol names"),
 	    OPT_END(),
@@ -95,7 +97,8 @@ int cmd_folded(int argc, const char **argv)
 	if (!f)
 		return status;
 	struct pa_err err = {0};
-	struct pa_session_opts so = {.sz = sizeof(so), .max_memory = max_mem};
+	struct pa_session_opts so = {
+	    .sz = sizeof(so), .max_memory = max_mem, .no_reader_thread = pa_cli_no_threads()};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	struct out_ctx o = {.out = stdout, .period = period};

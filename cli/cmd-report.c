@@ -2,9 +2,11 @@
 #include "cli.h"
 #include "report/report.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void print_dso_note(void *ctx, const struct pa_dso *dso, const char *why)
 {
@@ -90,6 +92,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING(0, "symfs", &ro.symfs, "dir", "look for files relative to this directory"),
 		OPT_STRING(0, "buildid-dir", &ro.buildid_dir, "dir", "build-id cache (default ~/.debug)"),
 		OPT_STRING(0, "kallsyms", &ro.kallsyms, "file", "kallsyms file to use for the kernel"),
+		OPT_STRING('k', "vmlinux", &ro.vmlinux, "file", "vmlinux for the kernel's symbols (if its build-id matches)"),
 		OPT_STRING(0, "max-memory", &max_memory, "size", PA_MAX_MEMORY_HELP),
 		OPT_BOOL(0, "no-demangle", &ro.no_demangle, "do not demangle symbol names"),
 		OPT_END(),
@@ -114,6 +117,11 @@ int cmd_report(int argc, const char **argv)
 	}
 	if (max_stack < 0) {
 		fprintf(stderr, "pa: report: --max-stack takes a positive number\n");
+		return PA_EXIT_USAGE;
+	}
+	/* perf refuses an unreadable --vmlinux before reading anything */
+	if (ro.vmlinux && access(ro.vmlinux, R_OK)) {
+		fprintf(stderr, "pa: report: --vmlinux '%s': %s\n", ro.vmlinux, strerror(errno));
 		return PA_EXIT_USAGE;
 	}
 	ro.relative = percentage && !strcmp(percentage, "relative");
@@ -174,8 +182,10 @@ int cmd_report(int argc, const char **argv)
 		ro.call_graph = "none";
 
 	struct pa_err err = {0};
-	struct pa_session_opts so = {
-		.sz = sizeof(so), .no_callchains = !ro.callchain, .max_memory = max_mem};
+	struct pa_session_opts so = {.sz = sizeof(so),
+				     .no_callchains = !ro.callchain,
+				     .max_memory = max_mem,
+				     .no_reader_thread = pa_cli_no_threads()};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	int rr = !r || pa_report_run(r, &err);

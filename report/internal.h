@@ -27,6 +27,15 @@ struct dso_syms {
 	bool live; /* the running kernel's symbols (perf then also reads /proc/kcore) */
 	char *elf_path;          /* the file the symbols came from (ELF DSOs) */
 	struct pa_srcinfo *src;  /* source lines, opened on first use */
+	/* --vmlinux: tab holds the vmlinux's .text symbols, keyed by file
+	 * offset; a kernel address a in [vml_start, vml_end) (perf's kernel
+	 * map once it has loaded the vmlinux) is at offset
+	 * a - vml_start + vml_pgoff. */
+	bool vmlinux;
+	uint64_t vml_start, vml_end, vml_pgoff;
+	/* the kernel's locs now hold perf's map-relative address there (the
+	 * file offset), as perf's kernel map does once remapped */
+	bool vml_remapped;
 };
 
 /* A unique place samples or call-chain entries landed: symbolized once.
@@ -163,7 +172,6 @@ struct pa_report {
 	 * entries), counted against the session's memory cap: atomic, as the
 	 * stream's second thread grows some of them. */
 	_Atomic uint64_t mem;
-	uint32_t mem_tick;
 	bool limit_hit; /* the memory cap stopped the report */
 };
 

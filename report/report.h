@@ -90,6 +90,14 @@ struct pa_report_opts {
 	/* REGEX (POSIX extended): drop the leaf-side frames that match, from
 	 * the leaf until one does not (a recorder's own frames) */
 	const char *trim_frames;
+
+	/* --vmlinux FILE (-k): kernel symbols from this ELF's .symtab instead
+	 * of kallsyms, as perf 6.1 takes them: only when its build-id equals
+	 * the recorded kernel's (when one was recorded), relocated by the
+	 * recorded "_text" address; otherwise the kernel has no symbols at all
+	 * (no fallback to kallsyms; pa_report_foreach_dso_note says why). A
+	 * relative path is looked up under symfs. --kallsyms wins over it. */
+	const char *vmlinux;
 };
 
 struct pa_report;

@@ -38,6 +38,10 @@ struct pa_machine {
 	struct pa_u64map threads;     /* tid -> thread */
 	struct pa_maps kmaps;
 	struct pa_dso *kernel_dso;
+	/* the first kernel MMAP: "[kernel.kallsyms]REF" and its pgoff, perf's
+	 * relocation reference (REF is "_text" from perf record) */
+	const char *kernel_ref_name;
+	uint64_t kernel_ref_addr;
 };
 
 struct dso_node {
@@ -402,6 +406,16 @@ static struct pa_map *maps_find(struct pa_maps *ms, uint64_t addr)
 	return addr < m->end ? m : NULL;
 }
 
+bool pa_session_kernel_ref(const struct pa_session *s, const char **name, uint64_t *addr)
+{
+	const struct pa_machine *m = s->nr_machines ? s->machines[0] : NULL;
+	if (!m || !m->kernel_ref_name)
+		return false;
+	*name = m->kernel_ref_name;
+	*addr = m->kernel_ref_addr;
+	return true;
+}
+
 uint64_t pa_session_input_pos(const struct pa_session *s)
 {
 	return atomic_load_explicit(&s->input_pos, memory_order_relaxed);
@@ -696,6 +710,11 @@ static int apply_kernel_mmap(struct pa_session *s, struct pa_machine *m, const s
 			return -ENOMEM;
 		m->kernel_dso = d;
 		map->dso = d;
+		if (!m->kernel_ref_name && name[0] == '[' && name[1] == 'k' &&
+		    !(m->kernel_ref_name = pa_arena_strdup(&s->arena, name + 17)))
+			return -ENOMEM;
+		if (m->kernel_ref_name && !m->kernel_ref_addr)
+			m->kernel_ref_addr = ev->u.mmap.pgoff;
 		if (map->end < map->start || ev->u.mmap.len == 0)
 			map->end = UINT64_MAX;
 		map->reloc = 0;

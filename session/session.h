@@ -138,6 +138,11 @@ struct pa_dso *pa_session_dso(const struct pa_session *s, unsigned idx);
  * the budget (report/) checks its own bytes plus these against the cap. */
 uint64_t pa_session_memory(const struct pa_session *s);
 uint64_t pa_session_memory_cap(const struct pa_session *s);
+/* The host kernel's relocation reference from its first MMAP record,
+ * "[kernel.kallsyms]NAME" with pgoff ADDR (NAME "_text" from perf record;
+ * ADDR 0 when kptr_restrict hid it). false without a kernel MMAP. */
+bool pa_session_kernel_ref(const struct pa_session *s, const char **name, uint64_t *addr);
+
 /* The end of the last record read: the input consumed so far. */
 uint64_t pa_session_input_pos(const struct pa_session *s);
 

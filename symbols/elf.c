@@ -63,6 +63,7 @@ struct sec_info {
 	uint64_t flags, addr, offset;
 	uint32_t type;
 	bool is_text_or_data; /* section name contains "text" or "data" */
+	bool is_text;         /* named exactly ".text" (the kernel's own) */
 	bool valid;
 };
 
@@ -126,6 +127,7 @@ static const struct sec_info *img_sec(struct elf_img *m, size_t idx)
 		si->type = sh.sh_type;
 		const char *name = elf_strptr(m->elf, m->shstrndx, sh.sh_name);
 		si->is_text_or_data = name && (strstr(name, "text") || strstr(name, "data"));
+		si->is_text = name && !strcmp(name, ".text");
 		si->valid = true;
 	}
 	return si;
@@ -400,6 +402,11 @@ struct load_ctx {
 	struct pa_symb b;
 	struct pa_sym_opts o;
 	struct pa_err *err;
+	/* A vmlinux (perf's dso__process_kernel_symbol()): symbols of other
+	 * sections than ".text" belong to per-section DSOs perf creates
+	 * ("[kernel.kallsyms].init.text"), not to the kernel's table, and
+	 * keys are st_value - (sh_addr - sh_offset) of the symbol's section. */
+	bool kernel;
 };
 
 /* perf keeps a user DSO's symbols as file offsets: st_value minus
@@ -479,7 +486,14 @@ static int load_pass(struct load_ctx *c, struct elf_img *syms, struct elf_img *r
 		uint64_t value = sym.st_value;
 		if (machine == EM_ARM && type == STT_FUNC && (value & 1))
 			value--;
-		uint64_t off = perf_space(c->t, value, si);
+		if (c->kernel && !si->is_text) {
+			/* perf counts it (the pass's fixups still run) but
+			 * files it under another DSO */
+			count++;
+			continue;
+		}
+		uint64_t off =
+		    c->kernel ? value - (si->addr - si->offset) : perf_space(c->t, value, si);
 
 		const char *nm =
 		    pa_sym_name_arena(&c->t->arena, name, c->o.demangle, c->o.demangle_params);
@@ -755,6 +769,134 @@ out:
 	img_close(&mini);
 	img_close(&dbg);
 	img_close(&main_img);
+	if (r) {
+		pa_symtab_free(c.t);
+		errno = r < 0 ? -r : EINVAL;
+		return NULL;
+	}
+	return c.t;
+}
+
+/* ---- vmlinux (perf report --vmlinux) ---------------------------------------- */
+
+/* perf's elf_read_build_id(): the first section named ".note.gnu.build-id",
+ * else ".notes", else ".note" - only that one - holds the id or nothing. */
+int pa_sym_vmlinux_build_id(const char *path, uint8_t *out, size_t max, size_t *len,
+                            struct pa_err *err)
+{
+	static const char *const names[] = {".note.gnu.build-id", ".notes", ".note"};
+	struct elf_img m;
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	*len = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return pa_err_set(err, PA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
+	int r = img_open(&m, path, err);
+	if (r)
+		return r;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !scn; i++)
+		scn = img_find(&m, names[i], &sh);
+	if (scn)
+		*len = notes_build_id(scn_data(scn), out, max);
+	img_close(&m);
+	return 0;
+}
+
+/* The value of the first symbol called name in a symbol table (perf looks
+ * at every entry, whatever its type or section). */
+static bool find_value(struct elf_img *m, Elf_Scn *symscn, const GElf_Shdr *symsh, const char *name,
+                       uint64_t *value)
+{
+	Elf_Data *data = scn_data(symscn);
+	Elf_Data *strs = scn_data(elf_getscn(m->elf, symsh->sh_link));
+	size_t fsz = gelf_fsize(m->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (!data || !strs || !fsz)
+		return false;
+	size_t n = data->d_size / fsz, len = strlen(name);
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_name >= strs->d_size ||
+		    strs->d_size - sym.st_name <= len)
+			continue;
+		if (!memcmp((const char *)strs->d_buf + sym.st_name, name, len + 1)) {
+			*value = sym.st_value;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The kernel image facts pa_symtab_kimage() reports: .text, and the
+ * relocation reference symbol from .symtab, else .dynsym (perf looks for it
+ * in each pass until it has it). */
+static void read_kimage(struct pa_symtab *t, struct elf_img *m, const char *ref_name)
+{
+	GElf_Shdr sh;
+	if (img_find(m, ".text", &sh)) {
+		t->kimage.has_text = true;
+		t->kimage.text_addr = sh.sh_addr;
+		t->kimage.text_offset = sh.sh_offset;
+		t->kimage.text_size = sh.sh_size;
+	}
+	if (!ref_name || !*ref_name)
+		return;
+	Elf_Scn *scn = img_symtab(m, ".symtab", SHT_SYMTAB, &sh);
+	uint64_t v = 0;
+	bool found = scn && find_value(m, scn, &sh, ref_name, &v);
+	if (!found && (scn = img_symtab(m, ".dynsym", SHT_DYNSYM, &sh)))
+		found = find_value(m, scn, &sh, ref_name, &v);
+	/* perf treats a reference at 0 as not found */
+	t->kimage.has_ref = found && v;
+	t->kimage.ref_value = v;
+}
+
+struct pa_symtab *pa_symtab_load_vmlinux(const char *path, const char *ref_name,
+                                         const struct pa_sym_opts *opts, struct pa_err *err)
+{
+	struct load_ctx c = {.err = err, .kernel = true};
+	struct elf_img m = {.fd = -1};
+	GElf_Shdr sh;
+	int r;
+
+	pa_symb_init(&c.b);
+	if ((r = pa_sym_opts_read(opts, &c.o, err)))
+		goto out;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		r = pa_err_set(err, PA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
+		goto out;
+	}
+	c.t = pa_symtab_new(PA_SYMTAB_ELF);
+	if (!c.t) {
+		r = pa_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((r = img_open(&m, path, err)))
+		goto out;
+	/* perf: "if the vmlinux is stripped, fail" - its .dynsym (if any)
+	 * is only read after a .symtab */
+	if (!img_symtab(&m, ".symtab", SHT_SYMTAB, &sh)) {
+		r = pa_err_set(err, -PA_ERR_NOT_FOUND, "'%s': no .symtab (stripped)", path);
+		goto out;
+	}
+	c.t->elf_type = m.ehdr.e_type;
+	c.t->build_id_len = img_build_id(&m, c.t->build_id, sizeof(c.t->build_id));
+	c.t->origin = ".symtab";
+	c.t->symfile = pa_arena_strdup(&c.t->arena, path);
+	if (!c.t->symfile) {
+		r = pa_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	read_kimage(c.t, &m, ref_name);
+	r = read_segments(c.t, &m);
+	if (!r)
+		r = load_passes(&c, &m, &m);
+	if (!r)
+		r = pa_symtab_freeze(c.t, &c.b, false);
+	if (r == -ENOMEM)
+		pa_err_set(err, r, "out of memory");
+out:
+	pa_symb_release(&c.b);
+	img_close(&m);
 	if (r) {
 		pa_symtab_free(c.t);
 		errno = r < 0 ? -r : EINVAL;

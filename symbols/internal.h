@@ -82,6 +82,7 @@ struct pa_symtab {
 	int elf_type;
 	uint8_t build_id[64];
 	size_t build_id_len;
+	struct pa_kimage kimage; /* pa_symtab_load_vmlinux() tables only */
 	struct pa_arena arena; /* everything above that is allocated */
 };
 

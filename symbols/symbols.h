@@ -153,6 +153,50 @@ const uint8_t *pa_symtab_build_id(const struct pa_symtab *t, size_t *len);
  * used, else the loaded file). */
 const char *pa_symtab_symbol_file(const struct pa_symtab *t);
 
+/* ---- Kernel images: perf report --vmlinux -------------------------------
+ *
+ * perf 6.1's dso__load_vmlinux() (symsrc__init + dso__load_sym), checked
+ * against perf 6.1.192:
+ * - the file must have a .symtab (a stripped vmlinux gives no symbols;
+ *   perf does not fall back to kallsyms); then, like any ELF, .symtab and
+ *   .dynsym passes, FUNC/GNU_IFUNC/OBJECT symbols in allocated sections and
+ *   NOTYPE labels in sections named "*text*"/"*data*", zero-sized symbols
+ *   extended to the next one (the last to the next page boundary + 4096),
+ *   duplicates reduced (see the top of this file);
+ * - but only symbols of the section named ".text" are the kernel's: perf
+ *   files the others under per-section DSOs ("[kernel.kallsyms].init.text");
+ * - keys (pa_sym_key) are file offsets: st_value - (sh_addr - sh_offset)
+ *   of the symbol's section; pa_sym.start/end stay link-time addresses;
+ * - no separate debug file, no MiniDebugInfo, no @plt symbols; kernel
+ *   symbols are not demangled by perf (set opts->demangle = false).
+ * perf then maps the kernel at .text: start = sh_addr + reloc, end = start +
+ * sh_size, pgoff = sh_offset, where reloc = (runtime address of the
+ * relocation reference symbol, from the recording) - (its value here);
+ * a runtime address a is looked up as pa_symtab_find_offset(a - start +
+ * pgoff). */
+struct pa_kimage {
+	bool has_text; /* a section named ".text" exists */
+	uint64_t text_addr, text_offset, text_size;
+	bool has_ref;       /* the reference symbol exists, with a non-zero value */
+	uint64_t ref_value; /* its link-time value */
+};
+
+/* Load a vmlinux's kernel symbols. ref_name: perf's relocation reference
+ * symbol ("_text", from the kernel's MMAP record; NULL or "" for none).
+ * NULL with errno and *err on failure: -PA_ERR_NOT_FOUND for a file without
+ * .symtab, else as pa_symtab_load_elf(). Free with pa_symtab_free(). */
+struct pa_symtab *pa_symtab_load_vmlinux(const char *path, const char *ref_name,
+                                         const struct pa_sym_opts *opts, struct pa_err *err);
+/* The facts above for a table from pa_symtab_load_vmlinux(); 0, or
+ * -PA_ERR_NOT_FOUND when it has no .text (then perf shows no symbol). */
+int pa_symtab_kimage(const struct pa_symtab *t, struct pa_kimage *out);
+/* A vmlinux's build-id the way perf 6.1 reads it to validate the file:
+ * only from the first section named ".note.gnu.build-id", else ".notes",
+ * else ".note" (*len = 0 when none has a GNU build-id note). Returns 0 or an
+ * error (file unreadable, not ELF). */
+int pa_sym_vmlinux_build_id(const char *path, uint8_t *out, size_t max, size_t *len,
+                            struct pa_err *err);
+
 /* kallsyms: the module a symbol belongs to ("ext4" for "... [ext4]"), or
  * NULL for the kernel proper and for other table kinds. */
 const char *pa_sym_module(const struct pa_symtab *t, const struct pa_sym *s);

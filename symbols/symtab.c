@@ -681,6 +681,12 @@ const uint8_t *pa_symtab_build_id(const struct pa_symtab *t, size_t *len)
 	return t->build_id_len ? t->build_id : NULL;
 }
 
+int pa_symtab_kimage(const struct pa_symtab *t, struct pa_kimage *out)
+{
+	*out = t->kimage;
+	return t->kimage.has_text ? 0 : -PA_ERR_NOT_FOUND;
+}
+
 const char *pa_sym_module(const struct pa_symtab *t, const struct pa_sym *s)
 {
 	if (!t->modules)
