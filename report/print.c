@@ -23,6 +23,7 @@ struct row {
 	uint64_t *vals;       /* per member: period, then count (2 * nr_members) */
 	uint32_t seq;         /* creation order (perf's first sample) */
 	bool hidden;          /* filtered: in perf's trees, not printed */
+	bool merged;          /* found equal to an earlier entry, added to it */
 	/* call-graph mode */
 	const char *parent;   /* parent symbol name, NULL: [other] */
 	uint64_t acc_period;  /* children */
@@ -194,6 +195,34 @@ static int dir_collapse(void *ctx, uint32_t n, uint32_t e)
 	return 1; /* equal keys are one entry already */
 }
 
+/* The same, finding an equal entry (0): perf's comparators are not always
+ * orders (an unresolved address compares with another by address alone,
+ * with a symbol by DSO first), so an entry equal to the new one may lie
+ * off the search path and stay apart; perf prints the two as two rows. */
+static int dir_collapse_find(void *ctx, uint32_t n, uint32_t e)
+{
+	const struct cg_sort *cs = ctx;
+	for (unsigned i = 0; i < cs->r->nr_keys; i++) {
+		int c = perf_key_cmp(cs->r->keys[i], &cs->rows[e], &cs->rows[n]);
+		if (c)
+			return c < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Insert rows in the given order, adding a row found equal to the entry
+ * that holds its key. */
+static void insert_merging(struct pa_rb *t, struct row *rows, uint32_t i, struct cg_sort *cs,
+			   unsigned nr_members)
+{
+	uint32_t at = pa_rb_insert(t, i, dir_collapse_find, cs);
+	if (at == i)
+		return;
+	for (unsigned m = 0; m < 2 * nr_members; m++)
+		rows[at].vals[m] += rows[i].vals[m];
+	rows[i].merged = true;
+}
+
 /* hist_entry__sort(new, existing) > 0 puts the new entry left. */
 static int perf_sort(const struct cg_sort *cs, const struct row *a, const struct row *b)
 {
@@ -236,26 +265,18 @@ static int dir_output(void *ctx, uint32_t n, uint32_t e)
 	return perf_sort(cs, &cs->rows[n], &cs->rows[e]) > 0 ? -1 : 1;
 }
 
-static int seq_cmp(const void *pa, const void *pb)
-{
-	return PA_CMP(((const struct row *)pa)->seq, ((const struct row *)pb)->seq);
-}
-
 /* rows[0, n) in creation order -> out, in perf's output order; rows that
  * hide (filtered) take part and are left out. Returns the count. */
 static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
-			     unsigned nr_members, struct row *out, size_t *m);
-
-static int replay_trees(const struct pa_report *r, struct row *rows, size_t n, unsigned nr_members,
-			struct row *out, size_t *m)
-{
-	return replay_trees_from(r, rows, n, n, nr_members, out, m);
-}
+			     unsigned nr_members, bool merge, struct row *out, size_t *m);
 
 /* rows[0, n_in) go through entries_in; rows[n_in, n) join in the collapsed
- * tree afterwards (a group's dummies). */
+ * tree afterwards (a group's dummies). With merge, rows of equal keys may
+ * still be apart (one per bucket): the first two trees add up the ones
+ * perf's would, and each entry's period and count are its first member's
+ * sums after that. */
 static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
-			     unsigned nr_members, struct row *out, size_t *m)
+			     unsigned nr_members, bool merge, struct row *out, size_t *m)
 {
 	struct pa_rb a = {0}, b = {0}, c = {0};
 	if (pa_rb_init(&a, n) || pa_rb_init(&b, n) || pa_rb_init(&c, n)) {
@@ -267,14 +288,29 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
 	struct cg_sort cs = {.r = r, .rows = rows, .nr_members = nr_members};
 	for (unsigned i = 0; i < r->nr_keys; i++)
 		cs.has_sym |= r->keys[i] == K_SYM;
-	for (uint32_t i = 0; i < n_in; i++)
-		pa_rb_insert(&a, i, dir_collapse, &cs);
-	for (uint32_t i = pa_rb_first(&a); i != PA_RB_NIL; i = pa_rb_next(&a, i))
-		pa_rb_insert(&b, i, dir_collapse, &cs);
+	for (uint32_t i = 0; i < n_in; i++) {
+		if (merge)
+			insert_merging(&a, rows, i, &cs, nr_members);
+		else
+			pa_rb_insert(&a, i, dir_collapse, &cs);
+	}
+	for (uint32_t i = pa_rb_first(&a); i != PA_RB_NIL; i = pa_rb_next(&a, i)) {
+		if (merge)
+			insert_merging(&b, rows, i, &cs, nr_members);
+		else
+			pa_rb_insert(&b, i, dir_collapse, &cs);
+	}
 	for (uint32_t i = (uint32_t)n_in; i < n; i++)
 		pa_rb_insert(&b, i, dir_collapse, &cs);
-	for (uint32_t i = pa_rb_first(&b); i != PA_RB_NIL; i = pa_rb_next(&b, i))
+	for (uint32_t i = pa_rb_first(&b); i != PA_RB_NIL; i = pa_rb_next(&b, i)) {
+		if (rows[i].merged)
+			continue;
+		if (merge) {
+			rows[i].period = rows[i].vals[0];
+			rows[i].count = rows[i].vals[1];
+		}
 		pa_rb_insert(&c, i, dir_output, &cs);
+	}
 	*m = 0;
 	for (uint32_t i = pa_rb_first(&c); i != PA_RB_NIL; i = pa_rb_next(&c, i))
 		if (!rows[i].hidden)
@@ -317,38 +353,21 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 		if (sym_passes(r, &w))
 			rows[n++] = w;
 	}
-	struct rows_ctx ctx = {r->keys, r->nr_keys, nr_members};
-	sort_ctx = &ctx;
-	qsort(rows, n, sizeof(*rows), collapse_cmp);
+	/* one row per bucket, in creation order: perf's trees merge them */
 	uint64_t *vals = calloc(n * 2 * nr_members + 1, sizeof(*vals));
-	if (!vals) {
+	struct row *out = malloc((n + 1) * sizeof(*out));
+	if (!vals || !out) {
+		free(vals);
+		free(out);
 		free(rows);
 		return NULL;
 	}
-	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct row w = rows[i];
-		if (!m || collapse_cmp(&rows[m - 1], &w) != 0) {
-			rows[m] = w;
-			rows[m].vals = vals + m * 2 * nr_members;
-			m++;
-		} else if (w.seq < rows[m - 1].seq) {
-			/* the entry is the first sample's (its thread) */
-			uint64_t *v = rows[m - 1].vals;
-			rows[m - 1] = w;
-			rows[m - 1].vals = v;
-		}
-		rows[m - 1].vals[2 * w.member] += w.period;
-		rows[m - 1].vals[2 * w.member + 1] += w.count;
+		rows[i].vals = vals + i * 2 * nr_members;
+		rows[i].vals[2 * rows[i].member] = rows[i].period;
+		rows[i].vals[2 * rows[i].member + 1] = rows[i].count;
 	}
-	for (size_t i = 0; i < m; i++) {
-		rows[i].period = rows[i].vals[0];
-		rows[i].count = rows[i].vals[1];
-	}
-	sort_ctx = NULL;
-	qsort(rows, m, sizeof(*rows), seq_cmp);
-	struct row *out = malloc((m + 1) * sizeof(*out));
-	if (!out || replay_trees(r, rows, m, nr_members, out, nr)) {
+	if (replay_trees_from(r, rows, n, n, nr_members, true, out, nr)) {
 		free(out);
 		free(rows);
 		free(vals);
@@ -516,7 +535,7 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		rows[i].accs = rows[i].vals + 2 * nr_members;
 	}
 	size_t got;
-	if (replay_trees_from(r, rows, n_lead, m, nr_members, out, &got)) {
+	if (replay_trees_from(r, rows, n_lead, m, nr_members, false, out, &got)) {
 		free(rows);
 		free(out);
 		free(vals);
