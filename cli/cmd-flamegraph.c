@@ -141,6 +141,7 @@ static int add_perf_data(struct pa_flame *fg, const char *open_path, const char 
 		.sz = sizeof(so), .max_memory = a->max_mem, .no_reader_thread = pa_cli_no_threads()};
 	a->ro.sz = sizeof(a->ro);
 	a->ro.callchain = true;
+	a->ro.no_threads = pa_cli_no_threads();
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &a->ro, &err) : NULL;
 	struct stack_ctx c = {.fg = fg, .period = a->period};

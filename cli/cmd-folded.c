@@ -96,6 +96,7 @@ int cmd_folded(int argc, const char **argv)
 	struct pa_file *f = pa_cli_open(input, &status);
 	if (!f)
 		return status;
+	ro.no_threads = pa_cli_no_threads();
 	struct pa_err err = {0};
 	struct pa_session_opts so = {
 	    .sz = sizeof(so), .max_memory = max_mem, .no_reader_thread = pa_cli_no_threads()};

@@ -181,6 +181,7 @@ int cmd_report(int argc, const char **argv)
 	if (!graphs)
 		ro.call_graph = "none";
 
+	ro.no_threads = pa_cli_no_threads();
 	struct pa_err err = {0};
 	struct pa_session_opts so = {.sz = sizeof(so),
 				     .no_callchains = !ro.callchain,

@@ -189,6 +189,10 @@ enum key { K_OVERHEAD, K_SAMPLE, K_PERIOD, K_COMM, K_PID, K_TID, K_DSO, K_SYM, K
 	   K_CHILDREN, K_SRCLINE };
 
 struct dso_syms *pa_report_dso_syms(struct pa_report *r, const struct pa_dso *d);
+/* The kernel's symbols into ds (what pa_report_dso_syms does for it). Reads
+ * only d's build-id, the options and the finder: report.c runs it beside
+ * the stream on a copy of d. */
+void pa_report_load_kernel(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds);
 const struct pa_sym *pa_report_lookup(struct pa_report *r, const struct pa_dso *d, uint64_t addr);
 /* perf's srcline value for a symbolized location (resolve.c). */
 const char *pa_report_srcline(struct pa_report *r, const struct loc *l);

@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One table of keys: name, header, and whether it is a sort key. */
 static const struct key_desc {
@@ -700,6 +702,58 @@ static void resolve_kcore(struct pa_report *r)
 	}
 }
 
+/* Reading /proc/kallsyms takes the kernel a good part of a second's tenth:
+ * when the recording names its kernel's build-id (which then cannot
+ * change), its symbols are loaded on a thread of their own while the
+ * stream runs. Not for --vmlinux, which needs the kernel map from the
+ * stream. */
+struct kpreload {
+	pthread_t th;
+	struct pa_report *r;
+	struct pa_dso snap; /* a copy: the stream may touch the DSO meanwhile */
+	const struct pa_dso *d;
+	struct dso_syms ds;
+	bool started;
+};
+
+static void *kpreload_main(void *arg)
+{
+	struct kpreload *k = arg;
+	pa_report_load_kernel(k->r, &k->snap, &k->ds);
+	return NULL;
+}
+
+static void kpreload_start(struct pa_report *r, struct kpreload *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (r->opts.vmlinux || r->opts.no_threads || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	for (unsigned i = 0; i < pa_session_nr_dsos(r->session) && !k->d; i++) {
+		const struct pa_dso *d = pa_session_dso(r->session, i);
+		if (d->kind == PA_DSO_KERNEL && d->build_id_size &&
+		    d->machine == pa_session_machine(r->session, 0))
+			k->d = d;
+	}
+	if (!k->d)
+		return;
+	k->snap = *k->d;
+	k->r = r;
+	k->started = !pthread_create(&k->th, NULL, kpreload_main, k);
+}
+
+/* Join; with install, its result becomes the kernel's entry of r->dsyms. */
+static void kpreload_finish(struct pa_report *r, struct kpreload *k, bool install)
+{
+	if (!k->started)
+		return;
+	pthread_join(k->th, NULL);
+	k->started = false;
+	if (install && r->dsyms && k->d->idx < r->nr_dsyms)
+		r->dsyms[k->d->idx] = k->ds;
+	else
+		pa_symtab_free(k->ds.tab);
+}
+
 int pa_report_run(struct pa_report *r, struct pa_err *err)
 {
 	struct pa_file *f = pa_session_file(r->session);
@@ -716,12 +770,16 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 			if (!(pa_file_evsel(f, i)->attr.sample_type & PA_SAMPLE_CPU))
 				return pa_err_set(err, PA_ERR_USAGE,
 						  "--cpu needs samples that record the cpu");
+	struct kpreload kp;
+	kpreload_start(r, &kp);
 	int ret = pa_session_process(r->session, on_sample, r, err);
 	int sret = r->chains ? pa_stream_finish(r) : 0;
 	if (!ret && sret)
 		ret = sret;
 	if (!ret)
 		ret = pa_report_mem_check(r, 0);
+	if (ret)
+		kpreload_finish(r, &kp, false);
 	if (ret == -PA_ERR_LIMIT && r->limit_hit)
 		return pa_report_limit_error(r, err);
 	if (ret == PA_ERR_USAGE)
@@ -732,6 +790,7 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		return ret;
 	r->nr_dsyms = pa_session_nr_dsos(r->session);
 	r->dsyms = calloc(r->nr_dsyms + 1, sizeof(*r->dsyms));
+	kpreload_finish(r, &kp, true);
 	if (!r->dsyms)
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->nr_locs; i++)

@@ -98,6 +98,9 @@ struct pa_report_opts {
 	 * (no fallback to kallsyms; pa_report_foreach_dso_note says why). A
 	 * relative path is looked up under symfs. --kallsyms wins over it. */
 	const char *vmlinux;
+	/* everything on the calling thread (no second thread for the stream,
+	 * none for loading the kernel's symbols) */
+	bool no_threads;
 };
 
 struct pa_report;

@@ -191,7 +191,7 @@ static void load_vmlinux(struct pa_report *r, const struct pa_dso *d, struct dso
 	vmlinux_remap_locs(r, d, ds);
 }
 
-static void load_kernel(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
+void pa_report_load_kernel(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	char *path = NULL;
 	struct pa_err err = {0};
@@ -335,7 +335,7 @@ struct dso_syms *pa_report_dso_syms(struct pa_report *r, const struct pa_dso *d)
 		return ds;
 	switch (d->kind) {
 	case PA_DSO_KERNEL:
-		load_kernel(r, d, ds);
+		pa_report_load_kernel(r, d, ds);
 		break;
 	case PA_DSO_KERNEL_MODULE: {
 		/* module symbols come with the kernel's kallsyms */

@@ -335,7 +335,7 @@ int pa_stream_start(struct pa_report *r)
 	for (size_t i = 0; i < KEY_SLOTS; i++)
 		st->keys[i].n = UINT16_MAX; /* never matches */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	st->threaded = cpus > 1 && !getenv("PA_NO_THREADS");
+	st->threaded = cpus > 1 && !r->opts.no_threads;
 	unsigned nb = st->threaded ? NBATCH : 1;
 	for (unsigned i = 0; i < nb; i++)
 		if (!(st->b[i].buf = malloc(BATCH_BYTES)))

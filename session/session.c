@@ -902,23 +902,19 @@ static struct qchunk *cur_chunk(struct pa_session *s)
 	return s->cur_chunk;
 }
 
-static const void *dup_bytes(struct pa_arena *a, const void *p, size_t n)
-{
-	if (!p)
-		return NULL;
-	void *d = pa_arena_alloc(a, n ? n : 1);
-	if (d)
-		memcpy(d, p, n);
-	return d;
-}
-
 /* A copy of ev in the current chunk that outlives the file's buffers. */
 static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 {
 	struct qchunk *c = cur_chunk(s);
 	if (!c)
 		return NULL;
-	struct qev *q = pa_arena_alloc_raw(&c->arena, sizeof(*q));
+	/* a sample's call chain right behind it: one allocation */
+	bool chain = ev->type == PA_REC_SAMPLE && !s->opts.no_callchains &&
+		     ev->sample.callchain_nr && ev->sample.callchain;
+	size_t chain_bytes = chain ? ev->sample.callchain_nr * 8 : 0;
+	if (chain && chain_bytes / 8 != ev->sample.callchain_nr)
+		return NULL;
+	struct qev *q = pa_arena_alloc_raw(&c->arena, sizeof(*q) + chain_bytes);
 	if (!q)
 		return NULL;
 	q->time = ev->sample.time;
@@ -939,10 +935,10 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 		q->cpu = sm->cpu;
 		q->callchain = NULL;
 		q->callchain_nr = 0;
-		if (!s->opts.no_callchains && sm->callchain_nr) {
-			q->callchain = dup_bytes(&c->arena, sm->callchain, sm->callchain_nr * 8);
-			if (!q->callchain)
-				return NULL;
+		if (chain) {
+			uint64_t *cc = (uint64_t *)(q + 1);
+			memcpy(cc, sm->callchain, chain_bytes);
+			q->callchain = cc;
 			q->callchain_nr = sm->callchain_nr;
 		}
 	} else {
