@@ -61,6 +61,16 @@ struct qev {
 	uint64_t stype, ip, addr, id, period, callchain_nr;
 	uint32_t pid, tid, cpu;
 	uint16_t misc;
+	struct qdwarf *dw; /* opts.keep_user_stacks: registers and stack */
+};
+
+/* What DWARF unwinding needs of a sample, copied (the valid part of the
+ * stack only: dyn_size bytes). */
+struct qdwarf {
+	uint64_t abi, mask, size, dyn_size;
+	uint32_t nr;
+	const uint64_t *regs;
+	const uint8_t *data;
 };
 
 /* Queued events live in per-round chunks freed when all are delivered. */
@@ -902,6 +912,37 @@ static struct qchunk *cur_chunk(struct pa_session *s)
 	return s->cur_chunk;
 }
 
+/* The registers and the valid part of the stack of a sample that has
+ * them, into the arena; *out stays NULL without them. Non-zero: no memory. */
+static int copy_user_stack(struct pa_arena *a, const struct pa_sample *sm, struct qdwarf **out)
+{
+	bool regs = (sm->type & PA_SAMPLE_REGS_USER) && sm->user_regs.abi && sm->user_regs.regs;
+	bool stack = (sm->type & PA_SAMPLE_STACK_USER) && sm->user_stack.data;
+	if (!regs && !stack)
+		return 0;
+	uint64_t len = stack ? sm->user_stack.size : 0;
+	if (stack && sm->user_stack.dyn_size < len)
+		len = sm->user_stack.dyn_size;
+	size_t nregs = regs ? sm->user_regs.nr : 0;
+	struct qdwarf *d = pa_arena_alloc_raw(a, sizeof(*d) + nregs * 8 + (size_t)len);
+	if (!d)
+		return -1;
+	*d = (struct qdwarf){.abi = regs ? sm->user_regs.abi : 0,
+			     .mask = regs ? sm->user_regs.mask : 0,
+			     .nr = (uint32_t)nregs,
+			     .size = len,
+			     .dyn_size = len};
+	uint64_t *r = (uint64_t *)(d + 1);
+	if (nregs)
+		memcpy(r, sm->user_regs.regs, nregs * 8);
+	d->regs = nregs ? r : NULL;
+	if (len)
+		memcpy(r + nregs, sm->user_stack.data, (size_t)len);
+	d->data = len ? (const uint8_t *)(r + nregs) : NULL;
+	*out = d;
+	return 0;
+}
+
 /* A copy of ev in the current chunk that outlives the file's buffers. */
 static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 {
@@ -916,6 +957,10 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 		return NULL;
 	struct qev *q = pa_arena_alloc_raw(&c->arena, sizeof(*q) + chain_bytes);
 	if (!q)
+		return NULL;
+	q->dw = NULL;
+	if (ev->type == PA_REC_SAMPLE && s->opts.keep_user_stacks &&
+	    copy_user_stack(&c->arena, &ev->sample, &q->dw))
 		return NULL;
 	q->time = ev->sample.time;
 	q->chunk = c;
@@ -1008,6 +1053,16 @@ static int deliver_queued(struct pa_session *s, const struct qev *q, struct pa_e
 	ev->sample.cpu = q->cpu;
 	ev->sample.callchain = q->callchain;
 	ev->sample.callchain_nr = q->callchain_nr;
+	if (q->dw || ev->sample.user_stack.data || ev->sample.user_regs.regs) {
+		const struct qdwarf *d = q->dw;
+		ev->sample.user_regs.abi = d ? d->abi : 0;
+		ev->sample.user_regs.mask = d ? d->mask : 0;
+		ev->sample.user_regs.nr = d ? d->nr : 0;
+		ev->sample.user_regs.regs = d ? d->regs : NULL;
+		ev->sample.user_stack.data = d ? d->data : NULL;
+		ev->sample.user_stack.size = d ? d->size : 0;
+		ev->sample.user_stack.dyn_size = d ? d->dyn_size : 0;
+	}
 	return deliver(s, ev);
 }
 

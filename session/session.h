@@ -86,6 +86,10 @@ struct pa_session_opts {
 	 * in file mode on a machine with more than one CPU, a second thread
 	 * reads and orders while this one delivers (same events, same order). */
 	bool no_reader_thread;
+	/* Keep each sample's user registers and user stack (the part the
+	 * kernel filled: dyn_size bytes) while it waits to be ordered, for a
+	 * callback that unwinds with DWARF; otherwise they are dropped. */
+	bool keep_user_stacks;
 };
 
 #define PA_SESSION_MAX_MEMORY (sizeof(void *) >= 8 ? 4ull << 30 : 1ull << 30)
