@@ -1,6 +1,9 @@
 /* attr.c - perf_event_attr of any size and either byte order. */
 #include "internal.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+
 /* Known sizes: VER0 64 ... VER8 136. Fields past the recorded size stay 0;
  * bytes past what we know (a newer perf) are ignored. */
 #define ATTR_VER0 64u
@@ -81,4 +84,77 @@ uint32_t pa_attr_decode(struct pa_attr *a, const uint8_t *p, size_t avail, bool 
 		a->config3 = ld64(p + 128, swap);
 #undef HAVE
 	return size;
+}
+
+/* ---- perf's evsel__name() for an event without a recorded name ---- */
+
+static const char *const hw_names[] = {
+	"cycles",		   "instructions",	     "cache-references", "cache-misses",
+	"branches",		   "branch-misses",	     "bus-cycles",	 "stalled-cycles-frontend",
+	"stalled-cycles-backend", "ref-cycles",
+};
+
+static const char *const sw_names[] = {
+	"cpu-clock",	 "task-clock",	     "page-faults",	"context-switches",
+	"cpu-migrations", "minor-faults",    "major-faults",	"alignment-faults",
+	"emulation-faults", "dummy",	     "bpf-output",	"cgroup-switches",
+};
+
+/* ":kuhpppHG": which contexts the event counts (perf's modifier rules:
+ * H and G only when exclude_guest differs from what k/u/h or precise
+ * would imply). */
+static size_t add_modifiers(const struct pa_attr *a, char *buf, size_t size, size_t n)
+{
+	size_t start = n;
+	bool guest_default = false;
+#define MOD(flag, c)                                                                               \
+	do {                                                                                       \
+		if (!pa_attr_flag(a, flag) && n + 2 < size) {                                      \
+			if (n == start)                                                            \
+				buf[n++] = ':';                                                    \
+			buf[n++] = (c);                                                            \
+		}                                                                                  \
+	} while (0)
+	if (pa_attr_flag(a, PA_ATTR_EXCLUDE_KERNEL) || pa_attr_flag(a, PA_ATTR_EXCLUDE_USER) ||
+	    pa_attr_flag(a, PA_ATTR_EXCLUDE_HV)) {
+		MOD(PA_ATTR_EXCLUDE_KERNEL, 'k');
+		MOD(PA_ATTR_EXCLUDE_USER, 'u');
+		MOD(PA_ATTR_EXCLUDE_HV, 'h');
+		guest_default = true;
+	}
+	if (a->precise_ip) {
+		if (n == start && n + 1 < size)
+			buf[n++] = ':';
+		for (uint32_t i = 0; i < a->precise_ip && i < 3 && n + 1 < size; i++)
+			buf[n++] = 'p';
+		guest_default = true;
+	}
+	if (pa_attr_flag(a, PA_ATTR_EXCLUDE_HOST) ||
+	    pa_attr_flag(a, PA_ATTR_EXCLUDE_GUEST) == guest_default) {
+		MOD(PA_ATTR_EXCLUDE_HOST, 'H');
+		MOD(PA_ATTR_EXCLUDE_GUEST, 'G');
+	}
+#undef MOD
+	buf[n < size ? n : size - 1] = 0;
+	return n;
+}
+
+const char *pa_evsel_name(const struct pa_evsel *e, char *buf, size_t size)
+{
+	if (e->name)
+		return e->name;
+	const struct pa_attr *a = &e->attr;
+	int n;
+	if (a->type == 0 && a->config < sizeof(hw_names) / sizeof(hw_names[0]))
+		n = snprintf(buf, size, "%s", hw_names[a->config]);
+	else if (a->type == 1 && a->config < sizeof(sw_names) / sizeof(sw_names[0]))
+		n = snprintf(buf, size, "%s", sw_names[a->config]);
+	else if (a->type == 4)
+		n = snprintf(buf, size, "raw 0x%" PRIx64, a->config);
+	else
+		return snprintf(buf, size, "unknown attr type: %u", a->type), buf;
+	if (n < 0 || (size_t)n >= size)
+		return buf;
+	add_modifiers(a, buf, size, (size_t)n);
+	return buf;
 }

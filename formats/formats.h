@@ -224,6 +224,10 @@ struct pa_evsel {
 	int id_pos, is_pos;  /* id position in samples / from the end of trailers */
 };
 
+/* The event's name: the recorded one, else what perf derives from the attr
+ * ("cycles", "cpu-clock:HG", "raw 0x1234", ...), written into buf. */
+const char *pa_evsel_name(const struct pa_evsel *e, char *buf, size_t size);
+
 /* Header feature bits. */
 enum pa_feat {
 	PA_FEAT_RESERVED = 0,

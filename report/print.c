@@ -350,8 +350,8 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 				.period = b->period,
 				.count = b->count,
 				.seq = (uint32_t)i};
-		if (sym_passes(r, &w))
-			rows[n++] = w;
+		w.hidden = b->filtered || !sym_passes(r, &w);
+		rows[n++] = w;
 	}
 	/* one row per bucket, in creation order: perf's trees merge them */
 	uint64_t *vals = calloc(n * 2 * nr_members + 1, sizeof(*vals));
@@ -728,10 +728,8 @@ static size_t format_values(char *buf, size_t size, int k, const struct row *w, 
 	return n;
 }
 
-static const char *evsel_name(const struct pa_evsel *ev)
-{
-	return ev && ev->name ? ev->name : "unknown";
-}
+/* (one name per call site: each has its own buffer) */
+#define evsel_name(ev) ((ev) ? pa_evsel_name((ev), (char[128]){0}, 128) : "unknown")
 
 static void print_section_header(struct pa_report *r, FILE *out, const struct group *g)
 {
@@ -860,7 +858,8 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 			int w = (int)natural_width(r->cols[c], &rows[i]);
 			if (w > width[c])
 				width[c] = w;
-			any_unresolved |= r->cols[c] == K_SYM && !rows[i].sym;
+			/* perf: any entry without a symbol, sym a key or not */
+			any_unresolved |= !rows[i].sym;
 		}
 	}
 	for (unsigned c = 0; c < r->nr_cols; c++)

@@ -574,6 +574,9 @@ static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *e
 bool pa_report_sample_filtered(struct pa_report *r, struct pa_thread *t, const char *comm,
 			       const struct pa_addr_loc *al)
 {
+	/* perf report (not perf kvm) hides guest samples but counts them */
+	if (al->cpumode == PA_MISC_GUEST_KERNEL || al->cpumode == PA_MISC_GUEST_USER)
+		return true;
 	if (r->nr_pid_filter && !in_list(r->pid_filter, r->nr_pid_filter, pa_thread_pid(t)))
 		return true;
 	if (r->nr_tid_filter && !in_list(r->tid_filter, r->nr_tid_filter, pa_thread_tid(t)))
@@ -593,7 +596,8 @@ static bool event_selected(struct pa_report *r, const struct pa_event *ev, unsig
 		return true;
 	if (e < r->nr_event_ok && r->event_ok[e])
 		return r->event_ok[e] == 1;
-	const char *name = ev->evsel && ev->evsel->name ? ev->evsel->name : "";
+	char buf[128];
+	const char *name = ev->evsel ? pa_evsel_name(ev->evsel, buf, sizeof(buf)) : "";
 	bool ok = false;
 	for (size_t i = 0; i < r->nr_event_filter && !ok; i++) {
 		const char *want = r->event_filter[i];
@@ -644,23 +648,22 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	struct fast_slot *fs = fast_slot(r, ev, t, cpu, evsel_mode);
 	if (fs->valid && fs->ip == ev->sample.ip && fs->thread == t && fs->comm == comm &&
 	    fs->cpu == cpu && fs->evsel_mode == evsel_mode && fs->generation == gen) {
-		if (fs->bucket != UINT32_MAX) {
-			r->buckets[fs->bucket].period += period;
-			r->buckets[fs->bucket].count++;
-		}
+		r->buckets[fs->bucket].period += period;
+		r->buckets[fs->bucket].count++;
 		return 0;
 	}
-	uint32_t bucket = UINT32_MAX;
+	/* A filtered sample still makes (or joins) an entry, hidden unless an
+	 * unfiltered one made it first: perf's entries merge samples by key
+	 * alone, and some filters (guest samples) are not keys. */
+	uint32_t bucket = UINT32_MAX, loc;
 	bool found = al->map != NULL;
-	if (!pa_report_sample_filtered(r, t, comm, al)) {
-		uint32_t loc;
-		if (pa_report_intern_loc(r, found ? al->dso : NULL, found ? al->addr : ev->sample.ip,
-					 0, al->level, al->cpumode == PA_MISC_KERNEL, &loc) ||
-		    pa_report_add_to_bucket(r, e, t, comm, cpu, loc, 0, false, period, 1, &bucket))
-			return -ENOMEM;
-		if (r->first_evsel < 0)
-			r->first_evsel = (int)e;
-	}
+	bool filtered = pa_report_sample_filtered(r, t, comm, al);
+	if (pa_report_intern_loc(r, found ? al->dso : NULL, found ? al->addr : ev->sample.ip, 0,
+				 al->level, al->cpumode == PA_MISC_KERNEL, &loc) ||
+	    pa_report_add_to_bucket(r, e, t, comm, cpu, loc, 0, filtered, period, 1, &bucket))
+		return -ENOMEM;
+	if (r->first_evsel < 0 && !filtered)
+		r->first_evsel = (int)e;
 	*fs = (struct fast_slot){.ip = ev->sample.ip,
 				 .generation = gen,
 				 .thread = t,
