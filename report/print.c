@@ -183,22 +183,11 @@ struct cg_sort {
 };
 
 /* hists__findnew_entry / hists__collapse_insert_entry: cmp(existing, new)
- * < 0 puts the new entry left. */
-static int dir_collapse(void *ctx, uint32_t n, uint32_t e)
-{
-	const struct cg_sort *cs = ctx;
-	for (unsigned i = 0; i < cs->r->nr_keys; i++) {
-		int c = perf_key_cmp(cs->r->keys[i], &cs->rows[e], &cs->rows[n]);
-		if (c)
-			return c < 0 ? -1 : 1;
-	}
-	return 1; /* equal keys are one entry already */
-}
-
-/* The same, finding an equal entry (0): perf's comparators are not always
- * orders (an unresolved address compares with another by address alone,
- * with a symbol by DSO first), so an entry equal to the new one may lie
- * off the search path and stay apart; perf prints the two as two rows. */
+ * < 0 puts the new entry left; 0: the existing entry has the new one's
+ * keys. perf's comparators are not always orders (an unresolved address
+ * compares with another by address alone, with a symbol by DSO first), so
+ * an entry equal to the new one may lie off the search path and stay
+ * apart; perf prints the two as two rows. */
 static int dir_collapse_find(void *ctx, uint32_t n, uint32_t e)
 {
 	const struct cg_sort *cs = ctx;
@@ -208,6 +197,13 @@ static int dir_collapse_find(void *ctx, uint32_t n, uint32_t e)
 			return c < 0 ? -1 : 1;
 	}
 	return 0;
+}
+
+/* The same for entries already merged: an equal one goes right. */
+static int dir_collapse(void *ctx, uint32_t n, uint32_t e)
+{
+	int d = dir_collapse_find(ctx, n, e);
+	return d ? d : 1;
 }
 
 /* Insert rows in the given order, adding a row found equal to the entry
