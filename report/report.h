@@ -23,11 +23,15 @@
  *    shows the recorded chain only (no user-space unwinding).
  *  - Branch stacks (-b, --call-graph lbr), -g srcline/address keys with
  *    source lines, --branch-history, --hierarchy, -x.
- *  - Sort keys with sym but not dso on data where DSOs have both resolved
- *    and unresolved addresses: perf's comparator is not an order there,
- *    and perf may split one symbol over two rows, depending on the order
- *    samples come; pa keeps one row. (Call graphs are exact there: pa
- *    rebuilds perf's own tree chain by chain when siblings mix.)
+ *  - Sort keys with sym on data where DSOs have both resolved and
+ *    unresolved addresses: perf's comparator is not an order there, and
+ *    perf may split one key over two rows, or order rows of equal period
+ *    its own way, depending on the order samples come. pa replays perf's
+ *    entry trees once per bucket (a thread's samples at one address), not
+ *    once per sample, so it splits where perf's search misses for a
+ *    bucket's first sample but not where it misses for a later one. The
+ *    sample count of every key is the same. (Call graphs are exact there:
+ *    pa rebuilds perf's own tree chain by chain when siblings mix.)
  *  - perf's "[...] (inlined)" in fractal graphs: perf reads an
  *    uninitialized bit there; pa prints "[...]".
  *  - DSO order among siblings of equal period follows perf's heap
