@@ -256,6 +256,21 @@ enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_pat
  * or NOT_FOUND / MISMATCH as above. */
 enum pa_find_result pa_finder_find_debug(struct pa_finder *f, const struct pa_buildid *id,
 					 char **path_out);
+/* Files that may hold a kernel module's symbols, in perf 6.1's order
+ * (dso__load() for a module DSO), NOT validated (the symbol loader checks
+ * the build-id, perf's way): with an id, DIR/.build-id/xx/rest when that is
+ * a file (old layout), else DIR/.build-id/xx/rest/elf then .../debug -
+ * "kallsyms" both times for a module recorded as "[name]" rather than by
+ * its path, as perf does; then <symfs>/<orig_path> (orig_path as it is
+ * without a symfs: for "[name]" relative to the current directory, like
+ * perf). Nothing from /lib/modules of this machine otherwise. cb gets each
+ * candidate that is a regular file, with its origin ("cache",
+ * "cache-debug", "path"), until it returns non-zero, which is returned;
+ * else 0, or -ENOMEM. */
+int pa_finder_kmod_candidates(struct pa_finder *f, const char *orig_path,
+			      const struct pa_buildid *id,
+			      int (*cb)(void *ctx, const char *path, const char *origin),
+			      void *ctx);
 /* The kernel's symbols for id: the cached kallsyms; else /proc/kallsyms ONLY
  * if the running kernel's build-id equals id.  A recording from another
  * kernel never gets the local kallsyms: PA_FIND_MISMATCH.  NOT_FOUND when the

@@ -493,3 +493,62 @@ enum pa_find_result pa_finder_find_kallsyms(struct pa_finder *f, const struct pa
 	*path_out = strdup(f->proc_kallsyms);
 	return *path_out ? PA_FIND_OK : PA_FIND_ERROR;
 }
+
+/* A candidate for pa_finder_kmod_candidates(): cb's answer, 0 when it is
+ * not a regular file. Takes path. */
+static int kmod_cand(char *path, const char *origin,
+		     int (*cb)(void *ctx, const char *path, const char *origin), void *ctx)
+{
+	struct stat st;
+	int r = 0;
+
+	if (!path)
+		return -ENOMEM;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		r = cb(ctx, path, origin);
+	free(path);
+	return r;
+}
+
+int pa_finder_kmod_candidates(struct pa_finder *f, const char *orig_path,
+			      const struct pa_buildid *id,
+			      int (*cb)(void *ctx, const char *path, const char *origin),
+			      void *ctx)
+{
+	struct stat st;
+	int r;
+
+	if (!f || !orig_path || !cb)
+		return -EINVAL;
+	if (id && id->size) {
+		/* perf's dso__build_id_filename(): the link, or a file in the
+		 * directory it points to; a module without a path name counts
+		 * as kallsyms there */
+		const char *base = orig_path[0] == '/' ? "elf" : "kallsyms";
+		const char *dbase = orig_path[0] == '/' ? "debug" : "kallsyms";
+		char hex[41];
+		char *link;
+
+		pa_buildid_to_hex(id, hex);
+		link = xasprintf("%s/.build-id/%.2s/%s", pa_bcache_dir(f->cache), hex, hex + 2);
+		if (!link)
+			return -ENOMEM;
+		if (stat(link, &st) == 0 && S_ISREG(st.st_mode)) {
+			r = cb(ctx, link, "cache");
+			free(link);
+			if (r)
+				return r;
+		} else {
+			r = kmod_cand(xasprintf("%s/%s", link, base), "cache", cb, ctx);
+			if (!r)
+				r = kmod_cand(xasprintf("%s/%s", link, dbase), "cache-debug", cb, ctx);
+			free(link);
+			if (r)
+				return r;
+		}
+	}
+	/* perf's __symbol__join_symfs() */
+	if (f->symfs)
+		return kmod_cand(xasprintf("%s/%s", f->symfs, orig_path), "path", cb, ctx);
+	return kmod_cand(strdup(orig_path), "path", cb, ctx);
+}

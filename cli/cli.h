@@ -24,6 +24,10 @@ int pa_cli_size_opt(const char *name, const char *s, uint64_t *out);
 /* PA_NO_THREADS set: everything on one thread (for profiling pa itself). */
 bool pa_cli_no_threads(void);
 
+/* Does the recording keep user stacks to unwind (pa_session_opts.keep_user_stacks
+ * for commands that read call chains)? In cmd-report.c. */
+bool pa_cli_user_stacks(struct pa_file *f);
+
 /* Open an input the way every command does (default "perf.data"). */
 struct pa_file *pa_cli_open(const char *path, int *status);
 

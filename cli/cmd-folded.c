@@ -98,8 +98,10 @@ int cmd_folded(int argc, const char **argv)
 		return status;
 	ro.no_threads = pa_cli_no_threads();
 	struct pa_err err = {0};
-	struct pa_session_opts so = {
-	    .sz = sizeof(so), .max_memory = max_mem, .no_reader_thread = pa_cli_no_threads()};
+	struct pa_session_opts so = {.sz = sizeof(so),
+	                             .max_memory = max_mem,
+	                             .no_reader_thread = pa_cli_no_threads(),
+	                             .keep_user_stacks = pa_cli_user_stacks(f)};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	struct out_ctx o = {.out = stdout, .period = period};

@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 static void print_dso_note(void *ctx, const struct pa_dso *dso, const char *why)
@@ -24,6 +25,45 @@ static bool file_has_callchains(struct pa_file *f)
 		if (pa_file_evsel(f, i)->attr.sample_type & PA_SAMPLE_CALLCHAIN)
 			return true;
 	return false;
+}
+
+/* Does any event record user registers and a user stack copy (perf record
+ * --call-graph dwarf), whose user call chains the report unwinds? A pipe's
+ * events are not known yet: yes (the session copies only what samples
+ * carry). For pa_session_opts.keep_user_stacks. */
+bool pa_cli_user_stacks(struct pa_file *f)
+{
+	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
+	if (pa_file_mode(f) == PA_FILE_MODE_PIPE)
+		return true;
+	for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
+		if ((pa_file_evsel(f, i)->attr.sample_type & both) == both)
+			return true;
+	return false;
+}
+
+/* -v: the user stacks of a recording from another arch stay as the kernel
+ * recorded them (the rule of report/unwind.c: x86 only; a recording that
+ * names no arch is taken for this machine's, as perf does). */
+static void print_unwind_note(struct pa_file *f)
+{
+	const char *arch = pa_file_header(f)->arch;
+	struct utsname un;
+	if (!arch || !*arch)
+		arch = uname(&un) ? "" : un.machine;
+	if (!strcmp(arch, "x86_64") || !strcmp(arch, "x86") ||
+	    !strcmp(arch, "amd64") ||
+	    (arch[0] == 'i' && arch[1] && arch[2] == '8' && arch[3] == '6' && !arch[4]))
+		return;
+	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
+	for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
+		if ((pa_file_evsel(f, i)->attr.sample_type & both) == both) {
+			fprintf(stderr,
+				"pa: user stacks not unwound (perf record --call-graph dwarf): the "
+				"recording's arch is '%s', pa unwinds x86 (x86_64, i386) only\n",
+				arch);
+			return;
+		}
 }
 
 /* Whether a -g argument names an order (perf accepts any prefix). */
@@ -186,7 +226,8 @@ int cmd_report(int argc, const char **argv)
 	struct pa_session_opts so = {.sz = sizeof(so),
 				     .no_callchains = !ro.callchain,
 				     .max_memory = max_mem,
-				     .no_reader_thread = pa_cli_no_threads()};
+				     .no_reader_thread = pa_cli_no_threads(),
+				     .keep_user_stacks = ro.callchain && pa_cli_user_stacks(f)};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	int rr = !r || pa_report_run(r, &err);
@@ -199,6 +240,8 @@ int cmd_report(int argc, const char **argv)
 	} else {
 		if (verbose)
 			pa_report_foreach_dso_note(r, print_dso_note, NULL);
+		if (verbose && ro.callchain)
+			print_unwind_note(f);
 		if (pa_file_was_truncated(f))
 			fprintf(stderr, "pa: '%s': warning: data cut short, reported up to the last "
 					"complete record\n",

@@ -352,7 +352,9 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	const struct pa_sym *parent = NULL;
 	bool refiltered = false;
 	size_t nc = 0;
-	int take = n < p->max_stack ? n : p->max_stack;
+	/* (stage 1 cut the chain to perf's cursor already: --max-stack for
+	 * the recorded part and the unwound part each) */
+	int take = n;
 	for (int i = 0; i < take; i++) {
 		uint32_t li = p->caller ? r->frames[n - 1 - i] : r->frames[i];
 		const struct loc *l = &r->locs[li];
@@ -378,7 +380,8 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	if (graphs) {
 		if (grow((void **)&c->pool, &c->cap_pool, c->nr_pool + nc, sizeof(*c->pool)))
 			return -ENOMEM;
-		memcpy(c->pool + c->nr_pool, c->cursor, nc * sizeof(*c->pool));
+		if (nc)
+			memcpy(c->pool + c->nr_pool, c->cursor, nc * sizeof(*c->pool));
 		c->nr_pool += nc;
 	}
 	c->bent_off[bi] = (uint32_t)c->nr_bent;
@@ -1257,6 +1260,14 @@ static int flat_cmp(const void *pa, const void *pb)
 	return PA_CMP(a->seq, b->seq);
 }
 
+/* perf's flat and folded output skip entries whose ip is a context
+ * marker's (an unwinder's end-of-stack 0xffffffffffffffff). */
+static bool hidden_el(const struct printer *pr, uint32_t li)
+{
+	const struct loc *l = &pr->r->locs[li];
+	return !l->sym && l->ip >= PA_CONTEXT_MAX;
+}
+
 /* Entries from the root to the end of the item, in cursor order. */
 static void print_path(struct printer *pr, const struct flat_item *it, bool folded)
 {
@@ -1264,6 +1275,8 @@ static void print_path(struct printer *pr, const struct flat_item *it, bool fold
 	bool first = true;
 	if (!pr->exact) {
 		for (uint32_t k = 0; k < it->path_len; k++) {
+			if (hidden_el(pr, it->path[k]))
+				continue;
 			const char *name = el_name(pr, it->path[k], buf, sizeof(buf));
 			if (folded)
 				fprintf(pr->out, "%s%s", first ? "" : ";", name);
@@ -1280,6 +1293,8 @@ static void print_path(struct printer *pr, const struct flat_item *it, bool fold
 	while (depth--) {
 		const struct pn *p = &pr->pn[chain[depth]];
 		for (uint32_t k = 0; k < p->val_nr; k++) {
+			if (hidden_el(pr, p->val[k]))
+				continue;
 			const char *name = el_name(pr, p->val[k], buf, sizeof(buf));
 			if (folded)
 				fprintf(pr->out, "%s%s", first ? "" : ";", name);

@@ -36,6 +36,19 @@ struct dso_syms {
 	/* the kernel's locs now hold perf's map-relative address there (the
 	 * file offset), as perf's kernel map does once remapped */
 	bool vml_remapped;
+	/* A kernel module (resolve.c): perf's module map [kmod_start,
+	 * kmod_end) at kmod_pgoff (the .ko's .text offset once symbols came
+	 * from a .ko, kmod_ko); with kmod_remapped its locs hold perf's
+	 * map-relative address a - kmod_start + kmod_pgoff, which tab is
+	 * keyed by. kmod_late: kallsyms' share perf adds after the module
+	 * was loaded (the kernel's first sample came later), owned by tab;
+	 * it serves the locations first seen since then, whose addresses are
+	 * kmod_late_addrs (sorted, in the report's arena). */
+	bool kmod, kmod_ko, kmod_remapped;
+	uint64_t kmod_start, kmod_end, kmod_pgoff;
+	struct pa_symtab *kmod_late;
+	uint64_t *kmod_late_addrs;
+	size_t nr_kmod_late_addrs;
 };
 
 /* A unique place samples or call-chain entries landed: symbolized once.
@@ -253,5 +266,20 @@ uint64_t pa_cg_callchain_total(const struct pa_report *r, unsigned evsel, bool n
 /* Print the call graph of an entry, perf's stdio layout. */
 int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
 		      uint64_t total_period, uint64_t parent_period);
+
+/* unwind.c: user call chains from DWARF (perf record --call-graph dwarf):
+ * a sample's user registers and stack copy unwound with libdwfl, as perf's
+ * unwind__get_entries does. Stage 1 of the stream only (one thread). */
+struct pa_unwind;
+/* NULL with *why set when this recording's stacks cannot be unwound (its
+ * arch); NULL with *why NULL when out of memory. Free with
+ * pa_unwind_free(). */
+struct pa_unwind *pa_unwind_new(struct pa_report *r, const char **why);
+void pa_unwind_free(struct pa_unwind *u);
+/* Up to max entries of the sample's user call chain into ips, leaf first:
+ * the sampled user ip, then each caller's return address minus one.
+ * Returns how many (0 without user registers and stack). */
+size_t pa_unwind_sample(struct pa_unwind *u, struct pa_thread *t, const struct pa_sample *sm,
+			uint64_t *ips, size_t max);
 
 #endif

@@ -19,8 +19,14 @@
  * sees no concurrency.
  *
  * Limits (what perf 6.1 prints that pa does not reproduce):
- *  - Call chains unwound from DWARF (perf record --call-graph dwarf): pa
- *    shows the recorded chain only (no user-space unwinding).
+ *  - Inline frames in call chains: perf (with addr2line) replaces an entry
+ *    in inlined code by its inline frames, "f (inlined)"; pa shows the
+ *    entry (compare with perf report --no-inline).
+ *  - DWARF call chains (--call-graph dwarf) are unwound with libdwfl for
+ *    x86_64 (and i386) recordings; other arches keep the recorded chain
+ *    and -v says so. Where perf's libunwind build misreads a library's
+ *    load address after exec or dlclose/dlopen, pa unwinds as perf's
+ *    libdw build does.
  *  - Branch stacks (-b, --call-graph lbr), -g srcline/address keys with
  *    source lines, --branch-history, --hierarchy, -x.
  *  - Sort keys with sym on data where DSOs have both resolved and

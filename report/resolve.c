@@ -2,6 +2,7 @@
  * finder; a DSO that failed remembers why and is never retried. */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -317,6 +318,304 @@ static void load_elf(struct pa_report *r, const struct pa_dso *d, struct dso_sym
 		ds->state = 1;
 }
 
+/* ---- kernel modules ---------------------------------------------------------
+ * perf 6.1 loads a module's symbols when a sample or call-chain entry first
+ * lands in it (map__load -> dso__load): from its .ko, found by build-id
+ * (pa_finder_kmod_candidates, validated here); else the module keeps what
+ * kallsyms gave it. That depends on when the kernel's own symbols were
+ * loaded (its first sample):
+ *  - before: perf's split of kallsyms moved the module's symbols into it,
+ *    relative to the module map's start; a .ko then replaces them (perf
+ *    deletes them first);
+ *  - after: the split finds the module loaded, drops the first of each run
+ *    of its symbols and inserts the rest anyway - beside the .ko's, if
+ *    any, in the map's space then - for the samples that follow.
+ * pa resolves locations, not samples: a location takes the state of its
+ * first occurrence. --vmlinux: no kallsyms, so .ko files or nothing. */
+
+/* The first location (in stream order) in d, or SIZE_MAX. */
+static size_t first_loc(const struct pa_report *r, const struct pa_dso *d)
+{
+	for (size_t i = 0; i < r->nr_locs; i++)
+		if (r->locs[i].dso == d)
+			return i;
+	return SIZE_MAX;
+}
+
+static const struct pa_dso *machine_kernel(struct pa_report *r, const struct pa_dso *d)
+{
+	for (unsigned i = 0; i < pa_session_nr_dsos(r->session); i++) {
+		const struct pa_dso *k = pa_session_dso(r->session, i);
+		if (k->kind == PA_DSO_KERNEL && k->machine == d->machine)
+			return k;
+	}
+	return NULL;
+}
+
+/* A module location's map-relative address (see vmlinux_offset()). */
+static bool kmod_offset(const struct dso_syms *ds, uint64_t addr, uint64_t *off)
+{
+	uint64_t size = ds->kmod_end - ds->kmod_start;
+	if (addr >= ds->kmod_start && addr < ds->kmod_end) {
+		*off = addr - ds->kmod_start + ds->kmod_pgoff;
+		return true;
+	}
+	if (ds->kmod_remapped && addr >= ds->kmod_pgoff && addr - ds->kmod_pgoff < size) {
+		*off = addr;
+		return true;
+	}
+	return false;
+}
+
+/* perf keeps the map-relative address of a module sample (and prints it
+ * when no symbol covers it): do the same to the module's locations. */
+static void kmod_remap_locs(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
+{
+	uint64_t size = ds->kmod_end - ds->kmod_start;
+	if (ds->kmod_start < ds->kmod_pgoff + size && ds->kmod_pgoff < ds->kmod_end)
+		return;
+	for (size_t i = 0; i < r->nr_locs; i++) {
+		struct loc *l = &r->locs[i];
+		if (l->dso == d && l->addr >= ds->kmod_start && l->addr < ds->kmod_end)
+			l->addr = l->addr - ds->kmod_start + ds->kmod_pgoff;
+	}
+	ds->kmod_remapped = true;
+}
+
+static int cmp_addr_idx(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return (x[0] > y[0]) - (x[0] < y[0]);
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The map-relative addresses of d whose first location comes after the
+ * kernel's first one (index kidx). false on ENOMEM. */
+static bool kmod_late_addrs(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds,
+			    size_t kidx)
+{
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < r->nr_locs; i++)
+		n += r->locs[i].dso == d;
+	uint64_t *v = malloc((n ? n : 1) * 2 * sizeof(*v));
+	if (!v)
+		return false;
+	for (size_t i = 0, j = 0; i < r->nr_locs; i++)
+		if (r->locs[i].dso == d) {
+			uint64_t off = r->locs[i].addr;
+			kmod_offset(ds, off, &off); /* as the lookups will */
+			v[2 * j] = off;
+			v[2 * j++ + 1] = i;
+		}
+	qsort(v, n, 2 * sizeof(*v), cmp_addr_idx);
+	for (size_t i = 0; i < n; i++)
+		if ((!i || v[2 * i] != v[2 * i - 2]) && v[2 * i + 1] > kidx)
+			v[k++] = v[2 * i];
+	ds->kmod_late_addrs = pa_arena_alloc(&r->arena, (k ? k : 1) * sizeof(uint64_t));
+	if (ds->kmod_late_addrs)
+		memcpy(ds->kmod_late_addrs, v, k * sizeof(uint64_t));
+	ds->nr_kmod_late_addrs = k;
+	free(v);
+	return ds->kmod_late_addrs != NULL;
+}
+
+static bool kmod_is_late(const struct dso_syms *ds, uint64_t off)
+{
+	size_t lo = 0, hi = ds->nr_kmod_late_addrs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ds->kmod_late_addrs[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ds->nr_kmod_late_addrs && ds->kmod_late_addrs[lo] == off;
+}
+
+/* The module's share of kallsyms as perf's split hands it over, in the
+ * module map's space at pgoff: all of it for a module not loaded yet;
+ * for a loaded one, not the first symbol of each run of its symbols (the
+ * split checks "loaded" only when it switches to the module). *n = 0 and
+ * NULL when none. */
+static struct pa_sym_insert *kallsyms_share(const struct pa_symtab *k, const char *module,
+					    uint64_t start, uint64_t pgoff, bool loaded, size_t *n)
+{
+	size_t count = pa_symtab_count(k), m = 0;
+	struct pa_sym_insert *v = NULL;
+	*n = 0;
+	for (size_t pass = 0; pass < 2; pass++) {
+		bool prev_in = false;
+		m = 0;
+		for (size_t i = 0; i < count; i++) {
+			const struct pa_sym *s = pa_symtab_at(k, i);
+			const char *mod = pa_sym_module(k, s);
+			bool in = mod && !strcmp(mod, module);
+			if (in && (!loaded || prev_in)) {
+				if (v)
+					v[m] = (struct pa_sym_insert){.start = s->start - start + pgoff,
+								      .end = s->end - start + pgoff,
+								      .name = s->name,
+								      .binding = s->binding,
+								      .type = s->type};
+				m++;
+			}
+			prev_in = in;
+		}
+		if (!m || v)
+			break;
+		if (!(v = malloc(m * sizeof(*v))))
+			return NULL;
+	}
+	*n = m;
+	return v;
+}
+
+struct kmod_find {
+	const struct pa_dso *d;
+	enum pa_kmod_comp comp;
+	struct pa_symtab *tab;
+	char *path;
+	char why[384]; /* the last candidate's rejection */
+};
+
+/* perf's symsrc__init() + "has a .symtab": the first candidate that is an
+ * ELF file with the recorded build-id (when there is one) and a .symtab. */
+static int kmod_try(void *ctx, const char *path, const char *origin)
+{
+	struct kmod_find *kf = ctx;
+	struct pa_sym_opts so = {.sz = sizeof(so), .demangle = false};
+	struct pa_err err = {0};
+	struct pa_symtab *t = pa_symtab_load_kmod(path, kf->comp, NULL, 0, &so, &err);
+	(void)origin;
+	if (!t) {
+		snprintf(kf->why, sizeof(kf->why), "%s", err.msg);
+		return err.code == -ENOMEM ? -ENOMEM : 0;
+	}
+	size_t n = 0;
+	const uint8_t *id = pa_symtab_build_id(t, &n);
+	if (kf->d->build_id_size && (!n || !kernel_id_equal(kf->d, id, n))) {
+		char hex[2 * PA_BUILDID_MAX + 1] = "";
+		if (n)
+			pa_hex(hex, id, n);
+		snprintf(kf->why, sizeof(kf->why), "'%s': %s%s", path,
+			 n ? "build-id mismatch: the file is " : "no build-id note", hex);
+		pa_symtab_free(t);
+		return 0;
+	}
+	if (!(kf->path = strdup(path))) {
+		pa_symtab_free(t);
+		return -ENOMEM;
+	}
+	kf->tab = t;
+	return 1;
+}
+
+static void kmod_fail(struct pa_report *r, struct dso_syms *ds, const char *fmt, const char *a,
+		      const char *b)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf), fmt, a, b);
+	const char *why = pa_arena_strdup(&r->arena, buf);
+	dso_fail(ds, why ? why : "no module symbols");
+}
+
+static void load_module(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
+{
+	const struct pa_dso *k = machine_kernel(r, d);
+	struct dso_syms *ks = k ? pa_report_dso_syms(r, k) : NULL;
+	if (ks && ks->live) {
+		/* perf reads /proc/kcore then, which replaces the module maps:
+		 * keep to the running kernel's kallsyms */
+		if (ks->state > 0) {
+			ds->state = 2; /* borrow */
+			ds->borrow = ks;
+		} else {
+			dso_fail(ds, ks->why);
+		}
+		return;
+	}
+	size_t midx = first_loc(r, d), kidx = k ? first_loc(r, k) : SIZE_MAX;
+	struct pa_addr_loc al;
+	if (midx == SIZE_MAX || d->machine != pa_session_machine(r->session, 0) ||
+	    !pa_session_find_map(r->session, NULL, PA_MISC_KERNEL, r->locs[midx].addr, &al) ||
+	    al.dso != d) {
+		dso_fail(ds, "no module map");
+		return;
+	}
+	ds->kmod = true;
+	ds->kmod_start = al.map->start;
+	ds->kmod_end = al.map->end;
+	/* kallsyms (not --vmlinux), loaded before or after the module */
+	const struct pa_symtab *ktab = ks && ks->state == 1 && !ks->vmlinux && ks->tab &&
+					       pa_symtab_kind(ks->tab) == PA_SYMTAB_KALLSYMS
+					   ? ks->tab
+					   : NULL;
+	bool kernel_first = ktab && kidx < midx;
+	bool kernel_later = ktab && kidx != SIZE_MAX && kidx > midx;
+	char module[256];
+	snprintf(module, sizeof(module), "%s", d->short_name[0] == '[' ? d->short_name + 1
+								       : d->short_name);
+	module[strcspn(module, "]")] = '\0';
+
+	struct kmod_find kf = {.d = d, .comp = pa_kmod_comp_of(d->long_name)};
+	struct pa_buildid id = {.size = d->build_id_size};
+	memcpy(id.data, d->build_id, d->build_id_size);
+	if (pa_finder_kmod_candidates(r->finder, d->long_name, &id, kmod_try, &kf) < 0) {
+		dso_fail(ds, "out of memory");
+		return;
+	}
+	struct pa_sym_insert *late = NULL;
+	size_t nr_late = 0;
+	struct pa_err err = {0};
+	if (kf.tab) {
+		struct pa_kimage ki;
+		ds->kmod_ko = true;
+		if (pa_symtab_count(kf.tab) && !pa_symtab_kimage(kf.tab, &ki))
+			ds->kmod_pgoff = ki.text_offset;
+		ds->tab = kf.tab;
+		ds->state = 1;
+		if (kernel_later)
+			late = kallsyms_share(ktab, module, ds->kmod_start, ds->kmod_pgoff, true,
+					      &nr_late);
+		if (nr_late) {
+			struct pa_sym_opts so = {.sz = sizeof(so), .demangle = false};
+			ds->kmod_late =
+			    pa_symtab_load_kmod(kf.path, kf.comp, late, nr_late, &so, &err);
+		}
+	} else if (kernel_first) {
+		struct pa_sym_insert *v =
+		    kallsyms_share(ktab, module, ds->kmod_start, 0, false, &nr_late);
+		if (nr_late)
+			ds->tab = pa_symtab_from_syms(v, nr_late, &err);
+		free(v);
+		nr_late = 0;
+		if (ds->tab)
+			ds->state = 1;
+		else
+			kmod_fail(r, ds, "no usable .ko%s%s, and kallsyms has no symbols of it",
+				  kf.why[0] ? ": " : "", kf.why);
+	} else if (kernel_later &&
+		   (late = kallsyms_share(ktab, module, ds->kmod_start, 0, true, &nr_late)) &&
+		   (ds->tab = pa_symtab_from_syms(NULL, 0, &err)) != NULL) {
+		ds->kmod_late = pa_symtab_from_syms(late, nr_late, &err);
+		ds->state = 1;
+	} else {
+		kmod_fail(r, ds,
+			  ktab ? "no usable .ko%s%s, and the kernel's first sample came after the "
+				 "module's (perf then has no kallsyms symbols for its samples)"
+			       : "no usable .ko%s%s, and no kallsyms for the module's symbols",
+			  kf.why[0] ? ": " : "", kf.why);
+	}
+	free(late);
+	free(kf.path);
+	if (ds->kmod_late)
+		pa_symtab_adopt(ds->tab, ds->kmod_late);
+	kmod_remap_locs(r, d, ds);
+	if (ds->kmod_late && !kmod_late_addrs(r, d, ds, kidx))
+		ds->kmod_late = NULL; /* freed with tab */
+}
+
 static void load_perf_map(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	struct pa_err err = {0};
@@ -337,26 +636,9 @@ struct dso_syms *pa_report_dso_syms(struct pa_report *r, const struct pa_dso *d)
 	case PA_DSO_KERNEL:
 		pa_report_load_kernel(r, d, ds);
 		break;
-	case PA_DSO_KERNEL_MODULE: {
-		/* module symbols come with the kernel's kallsyms */
-		const struct pa_dso *k = NULL;
-		for (unsigned i = 0; i < pa_session_nr_dsos(r->session); i++)
-			if (pa_session_dso(r->session, i)->kind == PA_DSO_KERNEL)
-				k = pa_session_dso(r->session, i);
-		struct dso_syms *ks = k ? pa_report_dso_syms(r, k) : NULL;
-		if (ks && ks->vmlinux) {
-			/* perf reads the modules' own .ko files then */
-			dso_fail(ds, "module symbols come with kallsyms, which --vmlinux replaces "
-				     "(pa does not read .ko files)");
-		} else if (ks && ks->state > 0) {
-			ds->tab = NULL;
-			ds->state = 2; /* borrow */
-			ds->borrow = ks;
-		} else {
-			dso_fail(ds, ks ? ks->why : "no kernel symbols");
-		}
+	case PA_DSO_KERNEL_MODULE:
+		load_module(r, d, ds);
 		break;
-	}
 	case PA_DSO_ANON:
 		load_perf_map(r, d, ds);
 		break;
@@ -387,6 +669,13 @@ const struct pa_sym *pa_report_lookup(struct pa_report *r, const struct pa_dso *
 			*sym = (struct pa_sym){.start = addr, .end = addr + 1, .name = name};
 		return sym;
 	}
+	if (ds->kmod) {
+		uint64_t off;
+		if (ds->state != 1 || !kmod_offset(ds, addr, &off))
+			return NULL;
+		bool late = ds->kmod_late && kmod_is_late(ds, off);
+		return pa_symtab_find_offset(late ? ds->kmod_late : ds->tab, off);
+	}
 	if (ds->state == 2)
 		ds = ds->borrow;
 	if (ds->state <= 0 || !ds->tab)
@@ -412,6 +701,16 @@ const char *pa_report_srcline(struct pa_report *r, const struct loc *l)
 	if (!l->dso)
 		return PA_SRCLINE_UNKNOWN;
 	struct dso_syms *ds = pa_report_dso_syms(r, l->dso);
+	if (ds->kmod) {
+		/* perf 6.1 hangs in addr2line on a .ko (ET_REL): its fallback.
+		 * The objdump address of a .ko location is .text-relative. */
+		uint64_t off = l->addr;
+		kmod_offset(ds, l->addr, &off);
+		pa_srcline_fallback(buf, sizeof(buf), l->dso->short_name,
+				    ds->kmod_ko ? off - ds->kmod_pgoff : off,
+				    l->sym ? l->sym->name : NULL, l->sym ? off - l->sym->start : 0);
+		return pa_arena_strdup(&r->arena, buf);
+	}
 	/* where the ELF table looks the location up: its file offset (a
 	 * vmlinux's: through the kernel map perf made of its .text) */
 	uint64_t addr = l->addr;

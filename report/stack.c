@@ -503,10 +503,8 @@ static int build_folded(struct folded *f)
 			ret = n;
 			break;
 		}
-		/* perf script prints at most --max-stack entries, leaf first */
-		int max_stack = r->opts.max_stack > 0 ? r->opts.max_stack : 127;
-		if (n > max_stack)
-			n = max_stack;
+		/* (stage 1 cut the chain to --max-stack already, as perf
+		 * script's cursor holds it) */
 		bool java = !strncmp(bk->comm, "java", 4);
 		/* leaf first, as perf script prints them */
 		size_t nf = 0;

@@ -8,6 +8,11 @@
  * discards such a chain) through a cache per (thread, cpumode, ip) valid
  * while no address space changes, and writes a compact record: thread,
  * comm, cpu, event, filter flag, period and the frame locs, leaf first.
+ * A sample with user registers and a user stack copy (perf record
+ * --call-graph dwarf) gets its user part unwound here (unwind.c), after
+ * the kernel's part; --max-stack applies to each part on its own, as in
+ * perf's thread__resolve_callchain, so stage 1 cuts the chain to what
+ * perf's cursor holds.
  *
  * Stage 2 turns records into buckets: a cache of recent (record key ->
  * bucket) pairs, where hits only add to the cached slot, then the stack
@@ -73,6 +78,11 @@ struct pa_stream {
 	struct batch *cur;
 	uint32_t *tmp;
 	size_t cap_tmp;
+	struct pa_unwind *unwind; /* made at the first sample with a stack copy */
+	bool unwind_tried;
+	const char *unwind_why; /* why there is none */
+	uint64_t *uips;         /* one sample's unwound user entries */
+	size_t cap_uips;
 
 	/* stage 2 */
 	struct key_slot *keys;
@@ -262,6 +272,35 @@ static int sample_loc(struct pa_report *r, struct pa_thread *t, const struct pa_
 	return 0;
 }
 
+/* The unwinder, when this sample is one perf unwinds: its event records
+ * user registers and stack, and the sample has both (perf's
+ * thread__resolve_callchain_unwind). 1 yes, 0 no, -ENOMEM. */
+static int wants_unwind(struct pa_report *r, const struct pa_sample *sm)
+{
+	struct pa_stream *st = r->stream;
+	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
+	if ((sm->type & both) != both || !sm->user_regs.regs || !sm->user_stack.size ||
+	    !sm->user_stack.data)
+		return 0;
+	if (!st->unwind_tried) {
+		st->unwind_tried = true;
+		st->unwind = pa_unwind_new(r, &st->unwind_why);
+		if (!st->unwind && !st->unwind_why)
+			return -ENOMEM;
+	}
+	if (!st->unwind)
+		return 0;
+	size_t need = (size_t)r->cg.max_stack;
+	if (need > st->cap_uips) {
+		uint64_t *p = realloc(st->uips, need * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		st->uips = p;
+		st->cap_uips = need;
+	}
+	return 1;
+}
+
 int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_event *ev,
                      struct pa_thread *t, const struct pa_addr_loc *al, unsigned evsel,
                      uint32_t cpu, uint64_t period)
@@ -269,7 +308,11 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	struct pa_stream *st = r->stream;
 	uint64_t gen = pa_session_maps_generation(s);
 	uint64_t nr = (ev->sample.type & PA_SAMPLE_CALLCHAIN) ? ev->sample.callchain_nr : 0;
-	size_t max = sizeof(struct rec) + nr * sizeof(uint32_t) + 8;
+	int unwind = wants_unwind(r, &ev->sample);
+	if (unwind < 0)
+		return unwind;
+	size_t umax = unwind ? (size_t)r->cg.max_stack : 0;
+	size_t max = sizeof(struct rec) + (nr + umax) * sizeof(uint32_t) + 8;
 	if (max > BATCH_BYTES) {
 		/* a chain longer than a batch: give it a batch of its own */
 		if (st->cur->used && next_batch(r))
@@ -296,6 +339,7 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 		return -ENOMEM;
 	const uint64_t *chain = ev->sample.callchain;
 	uint32_t cpumode = PA_MISC_USER, n = 0;
+	bool corrupt = false;
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t ip = chain[i];
 		if (ip >= PA_CONTEXT_MAX) {
@@ -308,12 +352,31 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 			} else {
 				/* perf: "corrupted callchain", all of it discarded */
 				n = 0;
+				corrupt = true;
 				break;
 			}
 			continue;
 		}
 		if (frame_loc(r, s, t, cpumode, ip, gen, &fr[n++]))
 			return -ENOMEM;
+	}
+	/* perf's cursor: at most --max-stack entries of the recorded chain,
+	 * from the leaf in callee order, from the outermost caller in caller
+	 * order (the later cut of the whole chain then changes nothing) */
+	uint32_t m = (uint32_t)r->cg.max_stack;
+	if (n > m) {
+		if (r->cg.caller)
+			memmove(fr, fr + (n - m), m * sizeof(*fr));
+		n = m;
+	}
+	/* then the unwound user part, at most --max-stack entries from the
+	 * leaf; in caller order perf unwinds first and a corrupted recorded
+	 * chain then empties the cursor, in callee order it is unwound after */
+	if (unwind && !(corrupt && r->cg.caller)) {
+		size_t k = pa_unwind_sample(st->unwind, t, &ev->sample, st->uips, umax);
+		for (size_t i = 0; i < k; i++)
+			if (frame_loc(r, s, t, PA_MISC_USER, st->uips[i], gen, &fr[n++]))
+				return -ENOMEM;
 	}
 	rc->n = n;
 	st->cur->used += rec_size(rc);
@@ -406,6 +469,8 @@ void pa_stream_free(struct pa_report *r)
 	free(st->frames_cache);
 	free(st->keys);
 	free(st->tmp);
+	pa_unwind_free(st->unwind);
+	free(st->uips);
 	free(st);
 	r->stream = NULL;
 }

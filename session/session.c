@@ -293,8 +293,13 @@ static struct pa_dso *find_dso(struct pa_machine *m, const char *name)
 static const char *make_short_name(struct pa_session *s, const char *name, enum pa_dso_kind kind)
 {
 	if (kind == PA_DSO_KERNEL_MODULE && name[0] == '/') {
-		const char *b = base_name(name);
-		size_t n = strcspn(b, ".");
+		/* perf: the base name up to ".ko" (then maybe ".xz"/".gz"):
+		 * "foo.bar.ko" is [foo.bar] */
+		const char *b = base_name(name), *ko = NULL;
+		for (const char *p = strstr(b, ".ko"); p; p = strstr(p + 1, ".ko"))
+			if (p[3] == 0 || p[3] == '.')
+				ko = p;
+		size_t n = ko ? (size_t)(ko - b) : strcspn(b, ".");
 		char *out = pa_arena_alloc(&s->arena, n + 3);
 		if (!out)
 			return NULL;

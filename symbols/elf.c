@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,6 +408,9 @@ struct load_ctx {
 	 * ("[kernel.kallsyms].init.text"), not to the kernel's table, and
 	 * keys are st_value - (sh_addr - sh_offset) of the symbol's section. */
 	bool kernel;
+	/* A kernel module (.ko): kernel rules, and pa_sym.start is the key
+	 * too (perf's symbol start), an ET_REL file having no addresses. */
+	bool kmod;
 };
 
 /* perf keeps a user DSO's symbols as file offsets: st_value minus
@@ -499,7 +503,8 @@ static int load_pass(struct load_ctx *c, struct elf_img *syms, struct elf_img *r
 		    pa_sym_name_arena(&c->t->arena, name, c->o.demangle, c->o.demangle_params);
 		if (!nm)
 			return pa_err_set(c->err, -ENOMEM, "out of memory");
-		if (pa_symb_insert(&c->b, off, value, sym.st_size, GELF_ST_BIND(sym.st_info),
+		if (pa_symb_insert(&c->b, off, c->kmod ? off : value, sym.st_size,
+		                   GELF_ST_BIND(sym.st_info),
 		                   (uint8_t)type, nm))
 			return pa_err_set(c->err, -ENOMEM, "out of memory");
 		count++;
@@ -731,6 +736,21 @@ static int load_symbols(struct load_ctx *c, const char *path, struct elf_img *ma
 	return load_passes(c, main_img, main_img);
 }
 
+/* What every loader starts with: the options, libelf, an empty table. */
+static int load_begin(struct load_ctx *c, const struct pa_sym_opts *opts)
+{
+	int r;
+	pa_symb_init(&c->b);
+	if ((r = pa_sym_opts_read(opts, &c->o, c->err)))
+		return r;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return pa_err_set(c->err, PA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
+	c->t = pa_symtab_new(PA_SYMTAB_ELF);
+	if (!c->t)
+		return pa_err_set(c->err, -ENOMEM, "out of memory");
+	return 0;
+}
+
 struct pa_symtab *pa_symtab_load_elf(const char *path, const struct pa_sym_opts *opts,
                                      struct pa_err *err)
 {
@@ -738,18 +758,8 @@ struct pa_symtab *pa_symtab_load_elf(const char *path, const struct pa_sym_opts 
 	struct elf_img main_img = {.fd = -1}, dbg = {.fd = -1}, mini = {.fd = -1};
 	int r;
 
-	pa_symb_init(&c.b);
-	if ((r = pa_sym_opts_read(opts, &c.o, err)))
+	if ((r = load_begin(&c, opts)))
 		goto out;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		r = pa_err_set(err, PA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
-		goto out;
-	}
-	c.t = pa_symtab_new(PA_SYMTAB_ELF);
-	if (!c.t) {
-		r = pa_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
 	if ((r = img_open(&main_img, path, err)))
 		goto out;
 	c.t->elf_type = main_img.ehdr.e_type;
@@ -781,23 +791,27 @@ out:
 
 /* perf's elf_read_build_id(): the first section named ".note.gnu.build-id",
  * else ".notes", else ".note" - only that one - holds the id or nothing. */
+static size_t img_perf_build_id(struct elf_img *m, uint8_t *out, size_t max)
+{
+	static const char *const names[] = {".note.gnu.build-id", ".notes", ".note"};
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !scn; i++)
+		scn = img_find(m, names[i], &sh);
+	return scn ? notes_build_id(scn_data(scn), out, max) : 0;
+}
+
 int pa_sym_vmlinux_build_id(const char *path, uint8_t *out, size_t max, size_t *len,
                             struct pa_err *err)
 {
-	static const char *const names[] = {".note.gnu.build-id", ".notes", ".note"};
 	struct elf_img m;
-	GElf_Shdr sh;
-	Elf_Scn *scn = NULL;
 	*len = 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return pa_err_set(err, PA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
 	int r = img_open(&m, path, err);
 	if (r)
 		return r;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !scn; i++)
-		scn = img_find(&m, names[i], &sh);
-	if (scn)
-		*len = notes_build_id(scn_data(scn), out, max);
+	*len = img_perf_build_id(&m, out, max);
 	img_close(&m);
 	return 0;
 }
@@ -858,18 +872,8 @@ struct pa_symtab *pa_symtab_load_vmlinux(const char *path, const char *ref_name,
 	GElf_Shdr sh;
 	int r;
 
-	pa_symb_init(&c.b);
-	if ((r = pa_sym_opts_read(opts, &c.o, err)))
+	if ((r = load_begin(&c, opts)))
 		goto out;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		r = pa_err_set(err, PA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
-		goto out;
-	}
-	c.t = pa_symtab_new(PA_SYMTAB_ELF);
-	if (!c.t) {
-		r = pa_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
 	if ((r = img_open(&m, path, err)))
 		goto out;
 	/* perf: "if the vmlinux is stripped, fail" - its .dynsym (if any)
@@ -890,6 +894,255 @@ struct pa_symtab *pa_symtab_load_vmlinux(const char *path, const char *ref_name,
 	r = read_segments(c.t, &m);
 	if (!r)
 		r = load_passes(&c, &m, &m);
+	if (!r)
+		r = pa_symtab_freeze(c.t, &c.b, false);
+	if (r == -ENOMEM)
+		pa_err_set(err, r, "out of memory");
+out:
+	pa_symb_release(&c.b);
+	img_close(&m);
+	if (r) {
+		pa_symtab_free(c.t);
+		errno = r < 0 ? -r : EINVAL;
+		return NULL;
+	}
+	return c.t;
+}
+
+/* ---- kernel modules (a .ko, found by perf's dso__load() for a module) ------- */
+
+/* Largest module image we are willing to inflate (real ones are a few MiB). */
+#define PA_KMOD_MAX (512u << 20)
+
+enum pa_kmod_comp pa_kmod_comp_of(const char *name)
+{
+	/* perf's kmod_path__parse(): "[name]" is a module by name only;
+	 * else NAME.ko.gz / NAME.ko.xz, the ".ko" not at the very start of
+	 * the file name */
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	const char *ext = strrchr(name, '.');
+	if (base[0] == '[' || !ext || ext - 3 <= base || strncmp(ext - 3, ".ko", 3))
+		return PA_KMOD_PLAIN;
+	if (!strcmp(ext + 1, "gz"))
+		return PA_KMOD_GZIP;
+	if (!strcmp(ext + 1, "xz"))
+		return PA_KMOD_XZ;
+	return PA_KMOD_PLAIN;
+}
+
+static int read_fd_all(int fd, const char *path, uint8_t **out, size_t *len, struct pa_err *err)
+{
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *buf = malloc(cap);
+	if (!buf)
+		return pa_err_set(err, -ENOMEM, "out of memory");
+	for (;;) {
+		if (n == cap) {
+			if (cap >= PA_KMOD_MAX) {
+				free(buf);
+				return pa_err_set(err, PA_ERR_LIMIT, "'%s': too large", path);
+			}
+			uint8_t *p = realloc(buf, cap * 2);
+			if (!p) {
+				free(buf);
+				return pa_err_set(err, -ENOMEM, "out of memory");
+			}
+			buf = p;
+			cap *= 2;
+		}
+		ssize_t got = pread(fd, buf + n, cap - n, (off_t)n);
+		if (got < 0) {
+			int e = -errno;
+			free(buf);
+			return pa_err_set(err, e, "'%s': %s", path, pa_strerror(e));
+		}
+		if (!got)
+			break;
+		n += (size_t)got;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* A growable output buffer for the decompressors, capped at PA_KMOD_MAX. */
+static int grow_out(uint8_t **out, size_t *cap, const char *path, struct pa_err *err)
+{
+	if (*cap >= PA_KMOD_MAX)
+		return pa_err_set(err, PA_ERR_LIMIT, "'%s': inflates to more than %u MiB", path,
+		                  PA_KMOD_MAX >> 20);
+	size_t ncap = *cap ? *cap * 2 : 1 << 20;
+	uint8_t *p = realloc(*out, ncap);
+	if (!p)
+		return pa_err_set(err, -ENOMEM, "out of memory");
+	*out = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* zlib counts in uInt */
+static uInt clamp_uint(size_t v)
+{
+	return v < (size_t)UINT_MAX ? (uInt)v : UINT_MAX;
+}
+
+static int gunzip_mem(const uint8_t *in, size_t inlen, const char *path, uint8_t **out,
+                      size_t *outlen, struct pa_err *err)
+{
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return pa_err_set(err, PA_ERR_DECOMPRESS, "'%s': zlib init failed", path);
+	uint8_t *buf = NULL;
+	size_t cap = 0, n = 0;
+	int r = 0;
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = clamp_uint(inlen);
+	for (;;) {
+		if (n == cap && (r = grow_out(&buf, &cap, path, err)))
+			break;
+		uInt room = clamp_uint(cap - n);
+		z.next_out = buf + n;
+		z.avail_out = room;
+		int zr = inflate(&z, Z_NO_FLUSH);
+		n += room - z.avail_out;
+		if (zr == Z_STREAM_END)
+			break;
+		if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			r = pa_err_set(err, PA_ERR_DECOMPRESS, "'%s': bad gzip data", path);
+			break;
+		}
+		if (zr == Z_BUF_ERROR && z.avail_out) {
+			r = pa_err_set(err, PA_ERR_DECOMPRESS, "'%s': truncated gzip data", path);
+			break;
+		}
+	}
+	inflateEnd(&z);
+	if (r) {
+		free(buf);
+		return r;
+	}
+	*out = buf;
+	*outlen = n;
+	return 0;
+}
+
+#ifdef PA_HAVE_LZMA
+static int unxz_mem(const uint8_t *in, size_t inlen, const char *path, uint8_t **out,
+                    size_t *outlen, struct pa_err *err)
+{
+	lzma_stream strm = LZMA_STREAM_INIT;
+	if (lzma_stream_decoder(&strm, PA_MINIDEBUG_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK)
+		return pa_err_set(err, PA_ERR_DECOMPRESS, "'%s': lzma init failed", path);
+	uint8_t *buf = NULL;
+	size_t cap = 0, n = 0;
+	int r = 0;
+	strm.next_in = in;
+	strm.avail_in = inlen;
+	for (;;) {
+		if (n == cap && (r = grow_out(&buf, &cap, path, err)))
+			break;
+		strm.next_out = buf + n;
+		strm.avail_out = cap - n;
+		lzma_ret lr = lzma_code(&strm, LZMA_FINISH);
+		n = cap - strm.avail_out;
+		if (lr == LZMA_STREAM_END)
+			break;
+		if (lr != LZMA_OK) {
+			r = pa_err_set(err, PA_ERR_DECOMPRESS, "'%s': xz error %d", path, (int)lr);
+			break;
+		}
+	}
+	lzma_end(&strm);
+	if (r) {
+		free(buf);
+		return r;
+	}
+	*out = buf;
+	*outlen = n;
+	return 0;
+}
+#endif
+
+/* Opens a module file: inflated when it is compressed the way comp says
+ * (perf checks the magic: a plain file is read as it is). */
+static int kmod_open(struct elf_img *m, const char *path, enum pa_kmod_comp comp,
+                     struct pa_err *err)
+{
+	static const uint8_t gz_magic[2] = {0x1f, 0x8b};
+	static const uint8_t xz_magic[6] = {0xfd, '7', 'z', 'X', 'Z', 0x00};
+	uint8_t head[6] = {0};
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = -errno;
+		return pa_err_set(err, e, "'%s': %s", path, pa_strerror(e));
+	}
+	ssize_t got = pread(fd, head, sizeof(head), 0);
+	bool gz = comp == PA_KMOD_GZIP && got >= 2 && !memcmp(head, gz_magic, 2);
+	bool xz = comp == PA_KMOD_XZ && got >= 6 && !memcmp(head, xz_magic, 6);
+	if (!gz && !xz) {
+		close(fd);
+		return img_open(m, path, err);
+	}
+	uint8_t *raw = NULL, *img = NULL;
+	size_t rawlen = 0, imglen = 0;
+	int r = read_fd_all(fd, path, &raw, &rawlen, err);
+	close(fd);
+	if (r)
+		return r;
+	if (gz) {
+		r = gunzip_mem(raw, rawlen, path, &img, &imglen, err);
+	} else {
+#ifdef PA_HAVE_LZMA
+		r = unxz_mem(raw, rawlen, path, &img, &imglen, err);
+#else
+		r = pa_err_set(err, PA_ERR_UNSUPPORTED, "'%s': built without xz support", path);
+#endif
+	}
+	free(raw);
+	if (r)
+		return r;
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	m->mem = img;
+	m->elf = elf_memory((char *)img, imglen);
+	r = img_init(m, path, err);
+	if (r)
+		img_close(m);
+	return r;
+}
+
+struct pa_symtab *pa_symtab_load_kmod(const char *path, enum pa_kmod_comp comp,
+                                      const struct pa_sym_insert *late, size_t nr_late,
+                                      const struct pa_sym_opts *opts, struct pa_err *err)
+{
+	struct load_ctx c = {.err = err, .kernel = true, .kmod = true};
+	struct elf_img m = {.fd = -1};
+	GElf_Shdr sh;
+	int r;
+
+	if ((r = load_begin(&c, opts)))
+		goto out;
+	if ((r = kmod_open(&m, path, comp, err)))
+		goto out;
+	c.t->elf_type = m.ehdr.e_type;
+	/* what perf checks a module against: at most 20 bytes */
+	c.t->build_id_len = img_perf_build_id(&m, c.t->build_id, 20);
+	if (!img_symtab(&m, ".symtab", SHT_SYMTAB, &sh)) {
+		r = pa_err_set(err, -PA_ERR_NOT_FOUND, "'%s': no .symtab", path);
+		goto out;
+	}
+	c.t->origin = ".symtab";
+	c.t->symfile = pa_arena_strdup(&c.t->arena, path);
+	if (!c.t->symfile) {
+		r = pa_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	read_kimage(c.t, &m, NULL);
+	r = load_passes(&c, &m, &m);
+	if (!r && (r = pa_symb_insert_all(&c.b, &c.t->arena, late, nr_late)))
+		pa_err_set(err, r, "out of memory");
 	if (!r)
 		r = pa_symtab_freeze(c.t, &c.b, false);
 	if (r == -ENOMEM)

@@ -47,6 +47,10 @@ int pa_symb_insert(struct pa_symb *b, uint64_t start, uint64_t vstart, uint64_t 
 void pa_symb_erase(struct pa_symb *b, uint32_t idx);
 uint32_t pa_symb_first(const struct pa_symb *b);
 uint32_t pa_symb_next(const struct pa_symb *b, uint32_t idx);
+/* Inserts each of v as it is (perf's symbols__insert() without fixups),
+ * names copied into a. Returns 0 or -ENOMEM. */
+int pa_symb_insert_all(struct pa_symb *b, struct pa_arena *a, const struct pa_sym_insert *v,
+                       size_t n);
 /* perf's symbols__fixup_end(is_kallsyms) and symbols__fixup_duplicate(). */
 void pa_symb_fixup_end(struct pa_symb *b, bool is_kallsyms);
 void pa_symb_fixup_duplicate(struct pa_symb *b);
@@ -83,6 +87,7 @@ struct pa_symtab {
 	uint8_t build_id[64];
 	size_t build_id_len;
 	struct pa_kimage kimage; /* pa_symtab_load_vmlinux() tables only */
+	struct pa_symtab *adopted; /* freed with this table (pa_symtab_adopt) */
 	struct pa_arena arena; /* everything above that is allocated */
 };
 

@@ -197,6 +197,59 @@ int pa_symtab_kimage(const struct pa_symtab *t, struct pa_kimage *out);
 int pa_sym_vmlinux_build_id(const char *path, uint8_t *out, size_t max, size_t *len,
                             struct pa_err *err);
 
+/* ---- Kernel modules: perf report with a module's .ko ---------------------
+ *
+ * perf 6.1 (dso__load() for a module DSO -> dso__load_sym() with kmodule),
+ * checked against perf 6.1.192:
+ * - the .ko (ET_REL) must have a .symtab; its symbols are read with the
+ *   vmlinux rules above: FUNC/GNU_IFUNC/OBJECT and text/data labels of
+ *   allocated sections, zero-sized ones extended, duplicates reduced, only
+ *   those of the section named ".text" are the module's (perf files the
+ *   others under "[mod].init.text"-style DSOs that no sample reaches);
+ * - keys are file offsets: st_value + .text's sh_offset; for these tables
+ *   pa_sym.start/end ARE the keys (perf's symbol start; an ET_REL file has
+ *   no addresses), and pa_sym_key() equals pa_sym.start;
+ * - perf then maps the module's runtime range [start, end) (its MMAP
+ *   record) at pgoff = .text's sh_offset: address a is looked up as
+ *   a - start + pgoff - but only when a .text symbol was read (an empty
+ *   table leaves pgoff 0);
+ * - build-id: read like pa_sym_vmlinux_build_id() (at most 20 bytes);
+ *   the caller compares (perf rejects a file with another id, or with none
+ *   when the recording has one);
+ * - a module named NAME.ko.gz / NAME.ko.xz: every candidate file
+ *   compressed that way (by its magic) is inflated first, any other file
+ *   read as it is; no demangling (perf's default for kernel symbols). */
+enum pa_kmod_comp { PA_KMOD_PLAIN, PA_KMOD_GZIP, PA_KMOD_XZ };
+
+/* The compression perf 6.1 expects from a module's name ("/lib/modules/
+ * .../ext4.ko.xz": PA_KMOD_XZ; "[ext4]", "x.ko": PA_KMOD_PLAIN). */
+enum pa_kmod_comp pa_kmod_comp_of(const char *name);
+
+/* A symbol inserted as it is, as perf's symbols__insert() does (no end or
+ * duplicate fixups): [start, end) in the table's lookup space. */
+struct pa_sym_insert {
+	uint64_t start, end;
+	const char *name; /* copied */
+	uint8_t binding, type;
+};
+
+/* Load a .ko's symbols; then insert the late symbols (perf: kallsyms'
+ * symbols of the module that its split moves into an already loaded
+ * module). NULL with errno and *err on failure: -PA_ERR_NOT_FOUND for a
+ * file without .symtab, PA_ERR_DECOMPRESS, else as pa_symtab_load_elf().
+ * pa_symtab_build_id() gives the id perf checks, pa_symtab_kimage() the
+ * .text facts. Free with pa_symtab_free(). */
+struct pa_symtab *pa_symtab_load_kmod(const char *path, enum pa_kmod_comp comp,
+                                      const struct pa_sym_insert *late, size_t nr_late,
+                                      const struct pa_sym_opts *opts, struct pa_err *err);
+/* A table of the given symbols, inserted in order without fixups (kind
+ * PA_SYMTAB_KALLSYMS: a module's share of kallsyms as perf's split makes
+ * it, in the module map's space). NULL (-ENOMEM) on failure. */
+struct pa_symtab *pa_symtab_from_syms(const struct pa_sym_insert *v, size_t n,
+                                      struct pa_err *err);
+/* other is freed by pa_symtab_free(t) (a table kept beside t). */
+void pa_symtab_adopt(struct pa_symtab *t, struct pa_symtab *other);
+
 /* kallsyms: the module a symbol belongs to ("ext4" for "... [ext4]"), or
  * NULL for the kernel proper and for other table kinds. */
 const char *pa_sym_module(const struct pa_symtab *t, const struct pa_sym *s);

@@ -560,8 +560,46 @@ void pa_symtab_free(struct pa_symtab *t)
 {
 	if (!t)
 		return;
+	pa_symtab_free(t->adopted);
 	pa_arena_release(&t->arena);
 	free(t);
+}
+
+void pa_symtab_adopt(struct pa_symtab *t, struct pa_symtab *other)
+{
+	while (t->adopted)
+		t = t->adopted;
+	t->adopted = other;
+}
+
+int pa_symb_insert_all(struct pa_symb *b, struct pa_arena *a, const struct pa_sym_insert *v,
+                       size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = pa_arena_strdup(a, v[i].name ? v[i].name : "");
+		if (!nm || pa_symb_insert(b, v[i].start, v[i].start, v[i].end - v[i].start,
+		                          v[i].binding, v[i].type, nm))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct pa_symtab *pa_symtab_from_syms(const struct pa_sym_insert *v, size_t n,
+                                      struct pa_err *err)
+{
+	struct pa_symb b;
+	struct pa_symtab *t = pa_symtab_new(PA_SYMTAB_KALLSYMS);
+	pa_symb_init(&b);
+	if (!t || pa_symb_insert_all(&b, &t->arena, v, n) || pa_symtab_freeze(t, &b, false)) {
+		pa_symb_release(&b);
+		pa_symtab_free(t);
+		pa_err_set(err, -ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	pa_symb_release(&b);
+	t->origin = "kallsyms";
+	return t;
 }
 
 /* perf's symbols__find() in perf's space. */

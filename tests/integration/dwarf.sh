@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# User call chains unwound from DWARF (perf record --call-graph dwarf): pa
+# report and pa folded vs perf 6.1 on testdata/le-dwarf.data (and its
+# big-endian twin), and on recordings made now of programs built without
+# frame pointers: a few levels of calls, and one that spends its time in
+# and under libc (qsort calling back, strlen, system calls with kernel
+# frames above the user ones, threads, a signal handler).
+#
+# perf runs with --no-inline: perf 6.1 replaces a call-chain entry that
+# lies in inlined code by addr2line's inline frames ("foo (inlined)"), for
+# any kind of call chain, and pa does not do that yet; DWARF chains run
+# through such code in libc (__libc_start_main_impl).
+#
+# The workloads are recorded directly, without fork+exec or dlclose and
+# dlopen inside: perf's libunwind unwinder (Debian's perf 6.1) takes a
+# DSO's load address from the lowest map the process ever had of it, and
+# perf keeps the maps of a process's previous image, so it then fails to
+# unwind through libc where pa (and perf's libdw unwinder) does not.
+#
+# --max-stack: perf applies it to the kernel's part of a chain and to the
+# unwound user part each; so does pa (report/stream.c), compared on every
+# recording.
+. "$(dirname "$0")/lib.sh"
+need_perf
+need_python
+
+cd "$WORK" || exit 1
+REF=$HERE/stackcollapse.py
+command -v cc >/dev/null 2>&1 || skip "no C compiler"
+CFLAGS="-O1 -g -fomit-frame-pointer -fno-inline-functions-called-once"
+cat >calls.c <<'EOF'
+#include <stdlib.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) static unsigned long spin(unsigned long x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	return x;
+}
+__attribute__((noinline)) static unsigned long level3(unsigned long x) { return spin(x, 3000) + 1; }
+__attribute__((noinline)) static unsigned long level2(unsigned long x) { return level3(x) ^ spin(x, 700); }
+__attribute__((noinline)) static unsigned long level1(unsigned long x) { return level2(x) + level3(x); }
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000;
+	unsigned long x = 1;
+	for (long i = 0; i < n; i++)
+		x = level1(x);
+	sink = x;
+	return 0;
+}
+EOF
+cat >libc.c <<'EOF'
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+static volatile unsigned long sink;
+static double ms;
+__attribute__((noinline)) static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+__attribute__((noinline)) static unsigned long spin(unsigned long x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+	return x;
+}
+static int cmp(const void *a, const void *b)
+{
+	unsigned long x = spin(*(const unsigned long *)a, 30);
+	unsigned long y = spin(*(const unsigned long *)b, 30);
+	return (x > y) - (x < y);
+}
+__attribute__((noinline)) static unsigned long sorter(unsigned long x)
+{
+	unsigned long a[128];
+	for (int i = 0; i < 128; i++)
+		a[i] = x + (unsigned long)i * 7919u;
+	qsort(a, 128, sizeof(a[0]), cmp);
+	return a[5];
+}
+__attribute__((noinline)) static unsigned long strings(unsigned long x)
+{
+	char s[512];
+	memset(s, 'a' + (int)(x % 26), sizeof(s) - 1);
+	s[sizeof(s) - 1] = 0;
+	for (int i = 0; i < 200; i++)
+		x += strlen(s + (i & 63));
+	return x;
+}
+__attribute__((noinline)) static unsigned long sys(unsigned long x)
+{
+	for (int i = 0; i < 40; i++)
+		x += (unsigned long)getppid();
+	return x;
+}
+static void on_alarm(int sig)
+{
+	sink += spin((unsigned long)sig, 20000);
+}
+static void *worker(void *arg)
+{
+	long k = (long)arg;
+	unsigned long x = (unsigned long)k;
+	double end = now_ms() + ms;
+	while (now_ms() < end)
+		x = k == 0 ? sorter(x) : k == 1 ? strings(x) : sys(x) ^ spin(x, 500);
+	sink += x;
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	ms = argc > 1 ? atof(argv[1]) : 100;
+	signal(SIGALRM, on_alarm);
+	struct itimerval it = {{0, 5000}, {0, 5000}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	pthread_t t[2];
+	for (long k = 0; k < 2; k++)
+		pthread_create(&t[k], NULL, worker, (void *)k);
+	worker((void *)2);
+	for (int k = 0; k < 2; k++)
+		pthread_join(t[k], NULL);
+	return 0;
+}
+EOF
+# shellcheck disable=SC2086
+cc $CFLAGS -o calls calls.c || skip "cannot build calls.c"
+# shellcheck disable=SC2086
+cc $CFLAGS -pthread -o libc libc.c || skip "cannot build libc.c"
+if ! perf record -q --call-graph dwarf -o probe.data -- ./calls 10 >/dev/null 2>probe.err; then
+	skip "perf record --call-graph dwarf does not work here: $(head -n 2 probe.err | tr '\n' ' ')"
+fi
+
+# name|perf record options|workload
+cases=(
+	"calls|--call-graph dwarf -F 1999|./calls 3000"
+	"libc|--call-graph dwarf -F 999|./libc 400"
+	"user|--call-graph dwarf,4096 -F 1999 -e cpu-clock:u|./libc 200"
+	"pipe.pipe|--call-graph dwarf -F 1999|./calls 2000"
+)
+files=()
+for c in "${cases[@]}"; do
+	IFS='|' read -r name ropts cmd <<<"$c"
+	f=$WORK/$name.data
+	# shellcheck disable=SC2086
+	if [[ $name == *.pipe ]]; then
+		perf record -q $ropts -o - -- $cmd >"$f" 2>/dev/null
+	else
+		perf record -q $ropts -o "$f" -- $cmd >/dev/null 2>&1
+	fi
+	if [ $? -ne 0 ] || [ ! -s "$f" ]; then
+		note "$name: perf record $ropts failed here, skipped"
+		continue
+	fi
+	# A pipe recording keeps no build-ids: under an emulator it is
+	# another machine (see callgraph.sh).
+	if [ -n "$PA_EMU" ] && [[ $name == *.pipe ]]; then
+		note "$name: no build-ids recorded; not comparable under $PA_EMU"
+		continue
+	fi
+	files+=("$f")
+done
+[ ${#files[@]} -gt 0 ] || skip "no recording could be made"
+files+=("$TESTDATA/le-dwarf.data")
+
+norm() { grep -v '^# (Tip'; }
+# check WHAT FILE "report options"
+check_report() {
+	local what=$1 f=$2 o=$3
+	# shellcheck disable=SC2086
+	perf report -i "$f" --stdio --no-inline $o 2>/dev/null | norm >exp
+	# shellcheck disable=SC2086
+	if ! pa report -i "$f" --stdio $o >got 2>got.err; then
+		fail "$what '$o': pa failed: $(head -n 2 got.err)"
+		return
+	fi
+	norm <got >got.n
+	same "$what report '$o'" exp got.n
+}
+FIELDS=comm,pid,tid,time,event,ip,sym,dso
+# check_folded WHAT FILE "perf script and pa folded options"
+check_folded() {
+	local what=$1 f=$2 o=$3
+	# shellcheck disable=SC2086
+	perf script -i "$f" -F $FIELDS --no-inline $o 2>/dev/null >script.txt
+	python3 "$REF" script.txt >exp 2>ref.err
+	# shellcheck disable=SC2086
+	if ! pa folded -i "$f" --include-idle $o >got 2>got.err; then
+		fail "$what folded '$o': pa failed: $(head -n 2 got.err)"
+		return
+	fi
+	[ -s exp ] || note "$what folded '$o': nothing to compare"
+	same "$what folded '$o'" exp got
+}
+
+optsets=(
+	""
+	"--no-children"
+	"-g caller"
+	"--no-children -g caller"
+	"-g callee"
+	"--sort dso,sym"
+)
+for f in "${files[@]}"; do
+	base=$(basename "$f")
+	# what is compared: call graphs (perf unwound the user stacks)
+	perf report -i "$f" --stdio --no-children --no-inline >graph.txt 2>/dev/null
+	grep -q -e '---' graph.txt || note "$base: perf shows no call graph"
+	for o in "${optsets[@]}"; do
+		check_report "$base" "$f" "$o"
+	done
+	check_folded "$base" "$f" ""
+	check_report "$base" "$f" "--max-stack 3"
+	check_report "$base" "$f" "--no-children --max-stack 2"
+	check_folded "$base" "$f" "--max-stack 3"
+done
+
+# The big-endian twin (perf inject on s390x, which swapped the stack copies
+# as u64 arrays): pa must read it as perf reads the little-endian one.
+if [ -f "$TESTDATA/be-dwarf.data" ] && [ -f "$TESTDATA/le-dwarf.inj.data" ]; then
+	for o in "" "--no-children" "-g caller"; do
+		# shellcheck disable=SC2086
+		perf report -i "$TESTDATA/le-dwarf.inj.data" --stdio --no-inline $o 2>/dev/null | norm >exp
+		# shellcheck disable=SC2086
+		pa report -i "$TESTDATA/be-dwarf.data" --stdio $o 2>got.err | norm >got
+		same "be-dwarf.data report '$o' (perf: le-dwarf.inj.data)" exp got
+	done
+fi
+
+# A recording from an arch pa does not unwind (the fixture, its ARCH
+# feature renamed): the chain stays as the kernel recorded it (none: no
+# caller gets a Children row), and -v says why, once. (perf 6.1 would
+# unwind it as this machine's.)
+python3 - "$TESTDATA/le-dwarf.data" other.data <<'EOF'
+import sys
+d = open(sys.argv[1], 'rb').read()
+assert d.count(b'x86_64\x00') == 1
+open(sys.argv[2], 'wb').write(d.replace(b'x86_64\x00', b'mips64\x00'))
+EOF
+if pa report -i other.data --stdio -g none -v >got 2>got.err; then
+	CHECKS=$((CHECKS + 1))
+	grep -q '\] main$' got && fail "other arch: the user stack was unwound"
+	CHECKS=$((CHECKS + 1))
+	[ "$(grep -c "arch is 'mips64'" got.err)" = 1 ] ||
+		fail "other arch: -v does not say why once: $(head -n 3 got.err)"
+else
+	fail "other arch: pa failed: $(head -n 2 got.err)"
+fi
+finish
