@@ -40,6 +40,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else if (err.code >= 0)
 		fuzz_fail("load failed without an error");
 	pa_symtab_free(t);
+	/* the same bytes as a vmlinux (perf's kernel rules) and as a kernel
+	 * module (ET_REL relocation, plus one kallsyms symbol of its own) */
+	pa_err_clear(&err);
+	t = pa_symtab_load_vmlinux(ff.path, "_text", &o, &err);
+	if (t) {
+		struct pa_kimage ki;
+		(void)pa_symtab_kimage(t, &ki);
+		fuzz_check_symtab(t, data, size);
+	} else if (err.code >= 0) {
+		fuzz_fail("vmlinux load failed without an error");
+	}
+	pa_symtab_free(t);
+	pa_err_clear(&err);
+	struct pa_sym_insert late = {.start = 0x1000, .end = 0x1010, .name = "late"};
+	t = pa_symtab_load_kmod(ff.path, PA_KMOD_PLAIN, size % 2 ? &late : NULL, size % 2, &o, &err);
+	if (t)
+		fuzz_check_symtab(t, data, size);
+	else if (err.code >= 0)
+		fuzz_fail("module load failed without an error");
+	pa_symtab_free(t);
 	fuzz_file_close(&ff);
 	fuzz_sink += h;
 	return 0;
