@@ -38,6 +38,11 @@
  *    bucket's first sample but not where it misses for a later one. The
  *    sample count of every key is the same. (Call graphs are exact there:
  *    pa rebuilds perf's own tree chain by chain when siblings mix.)
+ *  - --sort srcline on DSOs without line tables whose lookups often fail
+ *    (stripped binaries of other processes in system-wide recordings):
+ *    perf gives up on a DSO's addr2line after enough failures, so its
+ *    answer ("??:0" or "DSO[ADDR]") depends on the order it asked; pa's
+ *    does not.
  *  - perf's "[...] (inlined)" in fractal graphs: perf reads an
  *    uninitialized bit there; pa prints "[...]".
  *  - DSO order among siblings of equal period follows perf's heap
