@@ -701,9 +701,14 @@ static struct gnode *split(struct printer *pr, uint32_t lo, uint32_t hi, uint32_
 {
 	struct ch *chs = pr->chs;
 	const struct cg_state *c = pr->c;
-	for (uint32_t i = lo; i < hi; i++)
+	bool sorted = true;
+	for (uint32_t i = lo; i < hi; i++) {
 		chs[i].key = el_match(pr, &chs[i], depth);
-	qsort(chs + lo, hi - lo, sizeof(*chs), ch_key_cmp);
+		sorted &= i == lo || chs[i - 1].key <= chs[i].key;
+	}
+	/* (glibc's qsort is a stable merge sort: sorted input stays as is) */
+	if (!sorted)
+		qsort(chs + lo, hi - lo, sizeof(*chs), ch_key_cmp);
 	size_t cap = 8, n = 0;
 	struct gnode *v = malloc(cap * sizeof(*v));
 	if (!v)
