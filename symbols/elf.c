@@ -751,6 +751,19 @@ static int load_begin(struct load_ctx *c, const struct pa_sym_opts *opts)
 	return 0;
 }
 
+/* What every loader ends with: the table, or NULL with errno when r
+ * (an error) says it failed. */
+static struct pa_symtab *load_end(struct load_ctx *c, int r)
+{
+	pa_symb_release(&c->b);
+	if (r) {
+		pa_symtab_free(c->t);
+		errno = r < 0 ? -r : EINVAL;
+		return NULL;
+	}
+	return c->t;
+}
+
 struct pa_symtab *pa_symtab_load_elf(const char *path, const struct pa_sym_opts *opts,
                                      struct pa_err *err)
 {
@@ -775,16 +788,10 @@ struct pa_symtab *pa_symtab_load_elf(const char *path, const struct pa_sym_opts 
 	if (r == -ENOMEM)
 		pa_err_set(err, r, "out of memory");
 out:
-	pa_symb_release(&c.b);
 	img_close(&mini);
 	img_close(&dbg);
 	img_close(&main_img);
-	if (r) {
-		pa_symtab_free(c.t);
-		errno = r < 0 ? -r : EINVAL;
-		return NULL;
-	}
-	return c.t;
+	return load_end(&c, r);
 }
 
 /* ---- vmlinux (perf report --vmlinux) ---------------------------------------- */
@@ -899,14 +906,8 @@ struct pa_symtab *pa_symtab_load_vmlinux(const char *path, const char *ref_name,
 	if (r == -ENOMEM)
 		pa_err_set(err, r, "out of memory");
 out:
-	pa_symb_release(&c.b);
 	img_close(&m);
-	if (r) {
-		pa_symtab_free(c.t);
-		errno = r < 0 ? -r : EINVAL;
-		return NULL;
-	}
-	return c.t;
+	return load_end(&c, r);
 }
 
 /* ---- kernel modules (a .ko, found by perf's dso__load() for a module) ------- */
@@ -1148,12 +1149,6 @@ struct pa_symtab *pa_symtab_load_kmod(const char *path, enum pa_kmod_comp comp,
 	if (r == -ENOMEM)
 		pa_err_set(err, r, "out of memory");
 out:
-	pa_symb_release(&c.b);
 	img_close(&m);
-	if (r) {
-		pa_symtab_free(c.t);
-		errno = r < 0 ? -r : EINVAL;
-		return NULL;
-	}
-	return c.t;
+	return load_end(&c, r);
 }

@@ -145,29 +145,7 @@ cases=(
 	"user|--call-graph dwarf,4096 -F 1999 -e cpu-clock:u|./libc 200"
 	"pipe.pipe|--call-graph dwarf -F 1999|./calls 2000"
 )
-files=()
-for c in "${cases[@]}"; do
-	IFS='|' read -r name ropts cmd <<<"$c"
-	f=$WORK/$name.data
-	# shellcheck disable=SC2086
-	if [[ $name == *.pipe ]]; then
-		perf record -q $ropts -o - -- $cmd >"$f" 2>/dev/null
-	else
-		perf record -q $ropts -o "$f" -- $cmd >/dev/null 2>&1
-	fi
-	if [ $? -ne 0 ] || [ ! -s "$f" ]; then
-		note "$name: perf record $ropts failed here, skipped"
-		continue
-	fi
-	# A pipe recording keeps no build-ids: under an emulator it is
-	# another machine (see callgraph.sh).
-	if [ -n "$PA_EMU" ] && [[ $name == *.pipe ]]; then
-		note "$name: no build-ids recorded; not comparable under $PA_EMU"
-		continue
-	fi
-	files+=("$f")
-done
-[ ${#files[@]} -gt 0 ] || skip "no recording could be made"
+record_cases "${cases[@]}"
 files+=("$TESTDATA/le-dwarf.data")
 
 norm() { grep -v '^# (Tip'; }

@@ -83,30 +83,7 @@ cases=(
 	"pipe.pipe|-g -F 1999|./mt 200"
 	"sysw|-g -F 499 -a|./mt 500"
 )
-files=()
-for c in "${cases[@]}"; do
-	IFS='|' read -r name ropts cmd <<<"$c"
-	f=$WORK/$name.data
-	# shellcheck disable=SC2086
-	if [[ $name == *.pipe ]]; then
-		perf record -q $ropts -o - -- $cmd >"$f" 2>/dev/null
-	else
-		perf record -q $ropts -o "$f" -- $cmd >/dev/null 2>&1
-	fi
-	if [ $? -ne 0 ] || [ ! -s "$f" ]; then
-		note "$name: perf record $ropts failed here, skipped"
-		continue
-	fi
-	# A pipe recording keeps no build-ids: pa takes the running kernel's
-	# symbols only on the recording host itself, and under an emulator it
-	# is another machine (see report.sh).
-	if [ -n "$PA_EMU" ] && [[ $name == *.pipe ]]; then
-		note "$name: no build-ids recorded; not comparable under $PA_EMU"
-		continue
-	fi
-	files+=("$f")
-done
-[ ${#files[@]} -gt 0 ] || skip "no recording could be made"
+record_cases "${cases[@]}"
 
 FIELDS=comm,pid,tid,time,event,ip,sym,dso
 # check WHAT FILE "perf script options" "stackcollapse.py options" "pa folded options"

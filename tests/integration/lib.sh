@@ -103,6 +103,37 @@ pa_counts() {
 		sort
 }
 
+# record_cases CASE...: each "NAME|perf record options|workload" recorded
+# into $WORK/NAME.data (NAME ending in .pipe: pipe mode); the recordings
+# made go to the array files. A pipe recording keeps no build-ids: pa takes
+# the running kernel's symbols only on the recording host itself, and
+# under an emulator it is another machine, so there it is left out.
+# Skips the test when nothing could be recorded.
+record_cases() {
+	local c name ropts cmd f
+	files=()
+	for c in "$@"; do
+		IFS='|' read -r name ropts cmd <<<"$c"
+		f=$WORK/$name.data
+		# shellcheck disable=SC2086
+		if [[ $name == *.pipe ]]; then
+			perf record -q $ropts -o - -- $cmd >"$f" 2>/dev/null
+		else
+			perf record -q $ropts -o "$f" -- $cmd >/dev/null 2>&1
+		fi
+		if [ $? -ne 0 ] || [ ! -s "$f" ]; then
+			note "$name: perf record $ropts failed here, skipped"
+			continue
+		fi
+		if [ -n "$PA_EMU" ] && [[ $name == *.pipe ]]; then
+			note "$name: no build-ids recorded; not comparable under $PA_EMU"
+			continue
+		fi
+		files+=("$f")
+	done
+	[ ${#files[@]} -gt 0 ] || skip "no recording could be made"
+}
+
 finish() {
 	echo "$CHECKS checks, $FAILS failed"
 	[ "$FAILS" -eq 0 ] || exit 1
