@@ -246,8 +246,9 @@ static bool entry_eq(const struct pa_report *r, const struct cg_state *c, const 
 			if (!a->sym != !b->sym)
 				return false;
 			if (a->sym) {
+				/* perf: same DSO name, then start, then end */
 				if (canon_dso(c, a->dso) != canon_dso(c, b->dso) ||
-				    a->sym->start != b->sym->start)
+				    a->sym->start != b->sym->start || a->sym->end != b->sym->end)
 					return false;
 			} else if (a->addr != b->addr) {
 				return false;

@@ -87,6 +87,45 @@ int main(int argc, char **argv)
 }
 EOF
 cc -O1 -g -fno-omit-frame-pointer -pthread -o mt mt.c || skip "cannot build mt.c"
+# Two programs called "twin" (the same short DSO name) whose first
+# functions start at the same address with different sizes: perf keeps
+# them apart (sym compares start, then end), as in a system-wide recording
+# of two builds of one program.
+mkdir -p ta tb
+for v in a b; do
+	n=1000 tail=
+	[ $v = b ] && n=7 tail=' ^ (x >> 7) ^ (x >> 13) ^ (x >> 17)'
+	cat >"t$v/twin.c" <<EOF
+#include <stdlib.h>
+#include <time.h>
+__attribute__((noinline)) static unsigned long f_$v(unsigned long x)
+{
+	for (int i = 0; i < $n; i++)
+		x = x * 6364136223846793005ul + 1;
+	return x$tail;
+}
+__attribute__((noinline)) static unsigned long g_$v(unsigned long x)
+{
+	for (int i = 0; i < 1000; i++)
+		x = x * 6364136223846793005ul + 5;
+	return x;
+}
+int main(int argc, char **argv)
+{
+	unsigned long x = 1;
+	clock_t end = clock() + (clock_t)(atof(argv[1]) * CLOCKS_PER_SEC / 1000);
+	while (clock() < end)
+		x = f_$v(x) + g_$v(x);
+	return (int)(x & 1);
+}
+EOF
+	cc -O1 -g -fno-omit-frame-pointer -o "t$v/twin" "t$v/twin.c" || skip "cannot build twin.c"
+done
+printf '#!/bin/sh\n./ta/twin "$1" & ./tb/twin "$1"\nwait\n' >twins.sh
+chmod +x twins.sh
+fa=$(nm ta/twin | awk '$3 == "f_a" {print $1}')
+fb=$(nm tb/twin | awk '$3 == "f_b" {print $1}')
+[ -n "$fa" ] && [ "$fa" = "$fb" ] || note "twins: f_a at $fa, f_b at $fb: not the same start"
 if ! perf record -q -g -o probe.data -- ./burn 5 >/dev/null 2>probe.err; then
 	skip "perf record -g does not work here: $(head -n 2 probe.err | tr '\n' ' ')"
 fi
@@ -98,6 +137,7 @@ cases=(
 	"two|-g -F 1999 -e cpu-clock,task-clock|./mt 200"
 	"group|-g -F 999 -e {cpu-clock,task-clock}|./burn 200"
 	"sysw|-g -F 499 -a|./mt 600"
+	"twins|-g -F 1999|./twins.sh 300"
 )
 record_cases "${cases[@]}"
 
