@@ -237,6 +237,7 @@ struct pa_evsel *pa_file_add_evsel(struct pa_file *f, const struct pa_attr *attr
 	e->ids = ids;
 	e->nr_ids = nr_ids;
 	e->sample_size = 8u * (uint32_t)__builtin_popcountll(attr->sample_type & 0x1fffff);
+	e->fixed_need = 8 + 8 * (uint32_t)__builtin_popcountll(attr->sample_type);
 	e->id_pos = calc_id_pos(attr->sample_type);
 	e->is_pos = calc_is_pos(attr->sample_type);
 	for (uint32_t i = 0; i < nr_ids; i++) {
@@ -296,15 +297,30 @@ static int pread_full(int fd, uint8_t *p, size_t n, uint64_t off)
 	return 0;
 }
 
+/* Records are walked by their sizes, one dependent load after another,
+ * which the hardware prefetcher does not follow across pages: ask for
+ * the data a little ahead. */
+#define PREFETCH_AHEAD 4096
+
+static const uint8_t *buffer_need(struct pa_file *f, size_t n, size_t *avail, int *ioerr);
+
 /* n bytes at the stream position, or NULL with *avail set to what there is. */
-static const uint8_t *stream_need(struct pa_file *f, size_t n, size_t *avail, int *ioerr)
+static inline const uint8_t *stream_need(struct pa_file *f, size_t n, size_t *avail, int *ioerr)
 {
 	*ioerr = 0;
 	if (f->map) {
 		uint64_t left = f->pos < f->map_len ? f->map_len - f->pos : 0;
+		if (left > PREFETCH_AHEAD)
+			__builtin_prefetch(f->map + f->pos + PREFETCH_AHEAD);
 		*avail = left < n ? (size_t)left : n;
 		return left >= n ? f->map + f->pos : NULL;
 	}
+	return buffer_need(f, n, avail, ioerr);
+}
+
+/* stream_need from a read() buffer. */
+static const uint8_t *buffer_need(struct pa_file *f, size_t n, size_t *avail, int *ioerr)
+{
 	if (f->buf_len - f->buf_pos >= n)
 		return f->buf + f->buf_pos;
 	if (f->buf_pos) {
@@ -814,7 +830,7 @@ void pa_file_close(struct pa_file *f)
 
 static void count_record(struct pa_file *f, uint32_t type)
 {
-	if (type < PA_REC_USER_MAX && pa_rec_type_name(type))
+	if (type == PA_REC_SAMPLE || (type < PA_REC_USER_MAX && pa_rec_type_name(type)))
 		f->counts[type]++;
 	else
 		f->unknown++;
@@ -967,7 +983,7 @@ static int next_outer(struct pa_file *f, struct pa_event *ev, struct pa_err *err
 	}
 	if (f->pos >= f->end)
 		return 0;
-	size_t avail;
+	size_t avail = 0;
 	int ioerr;
 	const uint8_t *rec = stream_need(f, 8, &avail, &ioerr);
 	if (ioerr)

@@ -1356,6 +1356,20 @@ static int print_any(struct printer *pr, uint64_t total, uint64_t parent)
 	}
 }
 
+/* With an absolute threshold (graph, flat, folded) no node of an entry's
+ * graph holds more than all its chains together: when they stay under it,
+ * nothing would print. Most rows of a large profile are like that. */
+static bool nothing_over(const struct pa_report *r, const struct cg_state *c, uint32_t lo,
+                         uint32_t hi, uint64_t min_hit)
+{
+	if (r->cg.mode == CG_FRACTAL || !min_hit)
+		return false;
+	uint64_t sum = 0;
+	for (uint32_t k = lo; k < hi && sum < min_hit; k++)
+		sum += r->buckets[c->refs[k].bucket].period;
+	return sum < min_hit;
+}
+
 int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
                       uint64_t total_period, uint64_t parent_period)
 {
@@ -1364,6 +1378,10 @@ int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
 		return 0;
 	size_t ei = (size_t)(e - c->e);
 	uint32_t lo = c->ref_off[ei], hi = c->ref_off[ei + 1];
+	uint64_t cc_total = pa_cg_callchain_total(r, e->evsel, r->opts.relative);
+	uint64_t min_hit = (uint64_t)((double)cc_total * (r->cg.min_percent / 100.0));
+	if (nothing_over(r, c, lo, hi, min_hit))
+		return 0;
 	struct ch *chs = malloc((hi - lo + 1) * sizeof(*chs));
 	if (!chs)
 		return -ENOMEM;
@@ -1386,12 +1404,7 @@ int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
 		}
 		n++;
 	}
-	uint64_t cc_total = pa_cg_callchain_total(r, e->evsel, r->opts.relative);
-	struct printer pr = {.r = r,
-	                     .c = c,
-	                     .chs = chs,
-	                     .nr_all = n,
-	                     .min_hit = (uint64_t)((double)cc_total * (r->cg.min_percent / 100.0))};
+	struct printer pr = {.r = r, .c = c, .chs = chs, .nr_all = n, .min_hit = min_hit};
 	/* the fast way into memory first: it tells whether it was exact */
 	char *buf = NULL;
 	size_t len = 0;

@@ -41,6 +41,8 @@ struct rows_ctx {
 
 static int cmp_str(const char *a, const char *b)
 {
+	if (a == b) /* interned comms, one DSO's name */
+		return 0;
 	int c = strcmp(a, b);
 	return (c > 0) - (c < 0);
 }

@@ -36,6 +36,7 @@ struct pa_machine {
 	unsigned nr_dsos, cap_dsos;
 	struct pa_u64map dso_by_hash; /* name hash -> first dso in chain */
 	struct pa_u64map threads;     /* tid -> thread */
+	struct pa_thread *last;       /* the thread found last (samples come in runs) */
 	struct pa_maps kmaps;
 	struct pa_dso *kernel_dso;
 	/* the first kernel MMAP: "[kernel.kallsyms]REF" and its pgoff, perf's
@@ -117,6 +118,7 @@ struct pa_session {
 	_Alignas(64) struct pa_arena arena;
 	struct pa_machine **machines;
 	unsigned nr_machines;
+	struct pa_machine *host; /* machines' HOST_PID one, once made */
 	struct pa_dso **all_dsos;
 	unsigned nr_all_dsos, cap_all_dsos;
 	unsigned nr_threads;
@@ -585,7 +587,12 @@ static int maps_clone(struct pa_session *s, struct pa_maps *dst, const struct pa
 
 static struct pa_thread *find_thread(struct pa_machine *m, int32_t tid)
 {
-	return pa_u64map_get(&m->threads, (uint64_t)(uint32_t)tid);
+	if (m->last && m->last->tid == tid)
+		return m->last;
+	struct pa_thread *t = pa_u64map_get(&m->threads, (uint64_t)(uint32_t)tid);
+	if (t)
+		m->last = t;
+	return t;
 }
 
 static struct pa_thread *new_thread(struct pa_session *s, struct pa_machine *m, int32_t pid,
@@ -629,6 +636,7 @@ static struct pa_thread *new_thread(struct pa_session *s, struct pa_machine *m, 
 	if (!slot || !t->comm)
 		return NULL;
 	*slot = t;
+	m->last = t;
 	if (pid == tid || pid == -1) {
 		t->maps = maps_new(s);
 	} else {
@@ -654,7 +662,9 @@ static int set_comm(struct pa_session *s, struct pa_thread *t, const char *comm)
 
 static struct pa_machine *host(struct pa_session *s)
 {
-	return findnew_machine(s, HOST_PID);
+	if (!s->host)
+		s->host = findnew_machine(s, HOST_PID);
+	return s->host;
 }
 
 static int apply_comm(struct pa_session *s, const struct pa_event *ev)
@@ -1111,8 +1121,9 @@ static void sort_queue(struct pa_session *s)
 		if (runs <= 1)
 			break;
 	}
-	if (a != s->queue)
-		memcpy(s->queue, a, n * sizeof(*a));
+	/* the sorted array becomes the queue (both have capq slots) */
+	s->queue = a;
+	s->qtmp = t;
 }
 
 static void chunk_unlink_free(struct pa_session *s, struct qchunk *c)
