@@ -695,6 +695,81 @@ static void test_truncated_be(void **state)
 	truncations(true);
 }
 
+/* The file's sample record: its offset in b (records walked by size). */
+static size_t sample_offset(const struct wbuf *b)
+{
+	for (size_t off = F_DATA_OFF; off + 8 <= b->len;) {
+		const uint8_t *h = b->p + off;
+		uint32_t type = b->be ? (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 |
+		                            (uint32_t)h[2] << 8 | h[3]
+		                      : (uint32_t)h[3] << 24 | (uint32_t)h[2] << 16 |
+		                            (uint32_t)h[1] << 8 | h[0];
+		uint16_t size = b->be ? (uint16_t)(h[6] << 8 | h[7]) : (uint16_t)(h[7] << 8 | h[6]);
+		if (type == PA_REC_SAMPLE)
+			return off;
+		assert_true(size >= 8);
+		off += size;
+	}
+	fail_msg("no sample record");
+	return 0;
+}
+
+/* A sample's call chain count patched to nr; 1: read, 0: refused. The
+ * host-order file takes the fixed-slot fast path, the other byte order the
+ * general one: both must agree. */
+static int read_with_chain_nr(bool be, uint64_t nr, struct pa_event *ev, struct pa_err *err,
+                              size_t *at, uint64_t *chain1)
+{
+	size_t data_size;
+	struct wbuf b = build_file(be, &data_size);
+	*at = sample_offset(&b);
+	wpatch(&b, *at + 8 + 6 * 8, nr, 8);
+	char *path = write_temp(&b, b.len);
+	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts);
+	struct pa_file *f = pa_file_open(path, &opts, err);
+	if (!f)
+		fail_msg("pa_file_open: %s", err->msg);
+	next_ok(f, ev); /* COMM */
+	next_ok(f, ev); /* MMAP2 */
+	int r = pa_file_next(f, ev, err);
+	/* (the event points into the file's memory) */
+	*chain1 = r == 1 && ev->sample.callchain_nr > 1 ? ev->sample.callchain[1] : 0;
+	pa_file_close(f);
+	unlink(path);
+	free(path);
+	free(b.p);
+	return r;
+}
+
+static void test_sample_chain_bounds(void **state)
+{
+	(void)state;
+	for (int be = 0; be < 2; be++) {
+		struct pa_event ev;
+		struct pa_err err = {0};
+		size_t at;
+		/* fewer entries than the record holds: the rest is ignored */
+		uint64_t chain1;
+		assert_int_equal(read_with_chain_nr(be, 2, &ev, &err, &at, &chain1), 1);
+		assert_int_equal(ev.type, PA_REC_SAMPLE);
+		assert_int_equal(ev.sample.callchain_nr, 2);
+		assert_int_equal(chain1, t_chain[1]);
+		assert_int_equal(ev.sample.period, T_PERIOD);
+		assert_null(ev.sample.raw);
+		assert_null(ev.sample.user_stack.data);
+		/* more than it holds: refused at the record, whatever the path */
+		uint64_t huge[] = {4, 1ull << 60, UINT64_MAX};
+		for (size_t i = 0; i < sizeof(huge) / sizeof(huge[0]); i++) {
+			memset(&err, 0, sizeof(err));
+			assert_true(read_with_chain_nr(be, huge[i], &ev, &err, &at, &chain1) < 0);
+			assert_int_equal(err.code, -PA_ERR_FORMAT);
+			assert_true(err.has_offset);
+			assert_int_equal(err.offset, at);
+			assert_non_null(strstr(err.msg, "malformed SAMPLE record"));
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -708,6 +783,7 @@ int main(void)
 		cmocka_unit_test(test_pipe_be),
 		cmocka_unit_test(test_truncated_le),
 		cmocka_unit_test(test_truncated_be),
+		cmocka_unit_test(test_sample_chain_bounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
