@@ -551,32 +551,104 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 
 #define UNRESOLVED_WIDTH 16 /* the recording host's BITS_PER_LONG / 4 */
 
+/* Cells without printf's per-call setup: a large profile prints tens of
+ * thousands of rows. Each returns what snprintf would, and falls back to
+ * it when the text does not fit. */
+
+/* s left-justified in width, cut to max characters when max >= 0. */
+static int put_left(char *buf, size_t size, const char *s, int width, int max)
+{
+	size_t len = strlen(s);
+	if (max >= 0 && len > (size_t)max)
+		len = (size_t)max;
+	size_t w = width > 0 && (size_t)width > len ? (size_t)width : len;
+	if (w + 1 > size)
+		return snprintf(buf, size, "%-*.*s", width, (int)len, s);
+	memcpy(buf, s, len);
+	memset(buf + len, ' ', w - len);
+	buf[w] = 0;
+	return (int)w;
+}
+
+/* "%*.2f%%" of x, field width - 1. printf rounds the exact binary value;
+ * away from a tie (checked with room for x * 100's own rounding) rounding
+ * the product gives the same digits. */
+static int put_pct(char *buf, size_t size, int width, double x)
+{
+	double y = x * 100.0;
+	if (x >= 0 && y < 1e7) {
+		uint64_t iy = (uint64_t)y;
+		double frac = y - (double)iy;
+		if (frac < 0.4999999 || frac > 0.5000001) {
+			uint64_t v = iy + (frac > 0.5);
+			char d[16];
+			int n = (int)sizeof(d);
+			d[--n] = (char)('0' + v % 10);
+			d[--n] = (char)('0' + v / 10 % 10);
+			d[--n] = '.';
+			uint64_t ip = v / 100;
+			do
+				d[--n] = (char)('0' + ip % 10);
+			while ((ip /= 10) && n > 0);
+			int len = (int)sizeof(d) - n, pad = width - 1 > len ? width - 1 - len : 0;
+			if ((size_t)(pad + len + 2) <= size) {
+				memset(buf, ' ', (size_t)pad);
+				memcpy(buf + pad, d + n, (size_t)len);
+				buf[pad + len] = '%';
+				buf[pad + len + 1] = 0;
+				return pad + len + 1;
+			}
+		}
+	}
+	return snprintf(buf, size, "%*.2f%%", width - 1, x);
+}
+
+/* "[l] %-#*.16" PRIx64: an unresolved address, left-justified in pad. */
+static int put_addr(char *buf, size_t size, char level, uint64_t addr, int pad)
+{
+	char t[24];
+	int n = 0;
+	if (addr) {
+		t[n++] = '0';
+		t[n++] = 'x';
+	}
+	for (int i = 15; i >= 0; i--)
+		t[n++] = "0123456789abcdef"[(addr >> (4 * i)) & 15];
+	t[n] = 0;
+	if (size < 5) /* the line is full: say so the way snprintf would */
+		return size ? (buf[0] = 0, (int)size) : 0;
+	memcpy(buf, (char[4]){'[', level, ']', ' '}, 4);
+	return 4 + put_left(buf + 4, size - 4, t, pad, -1);
+}
+
 static int format_cell(char *buf, size_t size, int k, const struct row *w, int width,
 		       double total, bool last)
 {
 	switch (k) {
 	case K_OVERHEAD:
-		return snprintf(buf, size, "%*.2f%%", width - 1,
-				total > 0 ? 100.0 * (double)w->period / total : 0.0);
+		return put_pct(buf, size, width, total > 0 ? 100.0 * (double)w->period / total : 0.0);
 	case K_SAMPLE:
 		return snprintf(buf, size, "%*" PRIu64, width, w->count);
 	case K_PERIOD:
 		return snprintf(buf, size, "%*" PRIu64, width, w->period);
 	case K_COMM: /* cut to the width, which came from the threads' last comms */
-		return snprintf(buf, size, "%-*.*s", width, width, w->comm);
+		return put_left(buf, size, w->comm, width, width);
 	case K_PID:
 	case K_TID:
 		return snprintf(buf, size, "%7d:%-*.*s", k == K_PID ? w->tid : w->tid,
 				width > 8 ? width - 8 : 0, width > 8 ? width - 8 : 0, w->thread_comm);
 	case K_DSO:
-		return snprintf(buf, size, "%-*s", width, dso_name(w->dso));
+		return put_left(buf, size, dso_name(w->dso), width, -1);
 	case K_SYM: {
 		/* perf pads the symbol unless it ends the line */
 		int pad = last ? 0 : (width > 4 ? width - 4 : 0);
-		if (w->sym)
-			return snprintf(buf, size, "[%c] %-*s", w->level, pad, w->sym->name);
-		return snprintf(buf, size, "[%c] %-#*.*" PRIx64, w->level, pad, UNRESOLVED_WIDTH,
-				w->addr);
+		if (w->sym) {
+			if (size < 5)
+				return size ? (buf[0] = 0, (int)size) : 0;
+			memcpy(buf, (char[4]){'[', w->level, ']', ' '}, 4);
+			return 4 + put_left(buf + 4, size - 4, w->sym->name, pad, -1);
+		}
+		return put_addr(buf, size, w->level, w->addr, pad);
 	}
 	case K_CPU:
 		return snprintf(buf, size, "%*.*d", width, 3, (int)w->cpu);
@@ -717,8 +789,8 @@ static size_t format_values(char *buf, size_t size, int k, const struct row *w, 
 		if (k == K_CHILDREN)
 			period = w->accs ? w->accs[m] : m ? 0 : w->acc_period;
 		if (k == K_OVERHEAD || k == K_CHILDREN)
-			n += (size_t)snprintf(buf + n, size - n, "%*.2f%%", each - 1,
-					      t > 0 ? 100.0 * (double)period / t : 0.0);
+			n += (size_t)put_pct(buf + n, size - n, each,
+					     t > 0 ? 100.0 * (double)period / t : 0.0);
 		else
 			n += (size_t)snprintf(buf + n, size - n, "%*" PRIu64, each,
 					      k == K_SAMPLE ? count : period);
@@ -879,13 +951,14 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		if (r->opts.percent_limit > 0 && pct < r->opts.percent_limit)
 			continue;
 		char line[4096];
-		size_t n = (size_t)snprintf(line, sizeof(line), " ");
-		for (unsigned c = 0; c < r->nr_cols && n < sizeof(line); c++) {
+		size_t n = 1;
+		line[0] = ' ';
+		for (unsigned c = 0; c < r->nr_cols && n + 3 < sizeof(line); c++) {
 			if (elide[c])
 				continue;
-			n += (size_t)snprintf(line + n, sizeof(line) - n, c ? "  " : " ");
-			if (n >= sizeof(line))
-				break;
+			line[n++] = ' ';
+			if (c)
+				line[n++] = ' ';
 			if (right_aligned(r->cols[c]))
 				n += format_values(line + n, sizeof(line) - n, r->cols[c], &rows[i],
 						   g->nr, totals, width[c]);
@@ -893,7 +966,9 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 				n += (size_t)format_cell(line + n, sizeof(line) - n, r->cols[c],
 							 &rows[i], width[c], 0, c == last);
 		}
-		fprintf(out, "%s\n", line);
+		line[n < sizeof(line) ? n : sizeof(line) - 1] = 0;
+		fputs(line, out);
+		fputc('\n', out);
 		if (r->cgs && rows[i].e &&
 		    pa_cg_print_chain(r, out, rows[i].e, r->total_period[g->first], v)) {
 			free(vals);

@@ -116,6 +116,8 @@ struct pa_report_opts {
 	/* everything on the calling thread (no second thread for the stream,
 	 * none for loading the kernel's symbols) */
 	bool no_threads;
+	/* -n: a Samples column after the overhead ones (not with fields) */
+	bool show_nr_samples;
 };
 
 struct pa_report;

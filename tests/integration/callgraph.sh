@@ -183,6 +183,8 @@ optsets=(
 	"--dsos libc.so.6"
 	"-g none"
 	"--no-children -g folded,0 --percent-limit 1"
+	"-n"
+	"-n --no-children -g none --sort dso,sym"
 )
 # perf prints "[...] (inlined)" when a bit it never set happens to be 1
 norm() { grep -v '^# (Tip' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }

@@ -66,6 +66,7 @@ optsets=(
 	"--percentage relative --dsos burn"
 	"-F overhead,sample,period,comm,dso,sym"
 	"-F sample,sym"
+	"-n --sort dso,sym"
 	"--cpu 0"
 	"--sort srcline"
 	"--sort dso,srcline"
