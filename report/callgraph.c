@@ -81,6 +81,19 @@ struct cg_state {
 	uint8_t *parent_hit, *ignore_hit; /* per loc: 0 unknown, 1 match, 2 no */
 	uint32_t *cursor, *he_cache;
 	size_t cap_cursor;
+	struct memo *memo; /* per loc: its chain entry for the last context */
+};
+
+/* The children entry a chain location led to, and the sample context it
+ * was for: what entry_eq compares besides the location's DSO, symbol and
+ * address. Buckets of one thread follow each other, so most lookups of a
+ * location repeat the last one. */
+struct memo {
+	const char *comm, *parent;
+	int32_t tid;
+	uint32_t cpu;
+	unsigned evsel;
+	uint32_t entry; /* + 1; 0: none yet */
 };
 
 /* ---- interning ---------------------------------------------------------- */
@@ -428,6 +441,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	size_t nr_cache = 0;
 	c->he_cache[nr_cache++] = self;
 	char level = root->level;
+	int32_t tid = pa_thread_tid(tmp.thread);
 	for (size_t i = 0; i < nc; i++) {
 		const struct loc *l = &r->locs[c->cursor[i]];
 		bent[i + 1] = UINT32_MAX;
@@ -442,7 +456,11 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		t.addr = l->ip;
 		t.level = level;
 		uint32_t idx;
-		if (findnew_entry(r, c, &t, false, &idx))
+		struct memo *mo = &c->memo[c->cursor[i]];
+		if (mo->entry && mo->comm == t.comm && mo->tid == tid && mo->cpu == t.cpu &&
+		    mo->parent == t.parent && mo->evsel == t.evsel)
+			idx = mo->entry - 1;
+		else if (findnew_entry(r, c, &t, false, &idx))
 			return -ENOMEM;
 		/* a duplicate within this sample (recursion) counts once */
 		bool dup = false;
@@ -456,6 +474,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 			if (findnew_entry(r, c, &t, true, &idx))
 				return -ENOMEM;
 		}
+		*mo = (struct memo){t.comm, t.parent, tid, t.cpu, t.evsel, idx + 1};
 		c->he_cache[nr_cache++] = idx;
 		struct cg_entry *a = &c->e[idx];
 		a->acc_period += b->period;
@@ -529,8 +548,13 @@ int pa_cg_build(struct pa_report *r)
 	c->bent_off = calloc(r->nr_buckets + 1, sizeof(*c->bent_off));
 	c->parent_hit = calloc(r->nr_locs + 1, 1);
 	c->ignore_hit = calloc(r->nr_locs + 1, 1);
+	size_t memo_bytes = r->cg.children ? (r->nr_locs + 1) * sizeof(*c->memo) : 0;
+	if (memo_bytes && pa_report_mem_check(r, memo_bytes))
+		return -PA_ERR_LIMIT;
+	c->memo = memo_bytes ? calloc(1, memo_bytes) : NULL;
+	pa_report_mem_grew(r, 0, c->memo ? memo_bytes : 0);
 	if (!c->cc_total || !c->cc_total_nf || !c->dso_canon || !c->bcur || !c->bent_off ||
-	    !c->parent_hit || !c->ignore_hit)
+	    !c->parent_hit || !c->ignore_hit || (r->cg.children && !c->memo))
 		return -ENOMEM;
 	c->nr_evsels = ne;
 	for (unsigned i = 0; i < nd; i++) {
@@ -548,7 +572,10 @@ int pa_cg_build(struct pa_report *r)
 			return -ENOMEM;
 	free(c->parent_hit);
 	free(c->ignore_hit);
+	pa_report_mem_grew(r, c->memo ? memo_bytes : 0, 0);
+	free(c->memo);
 	c->parent_hit = c->ignore_hit = NULL;
+	c->memo = NULL;
 	return index_refs(r, c);
 }
 
@@ -575,6 +602,7 @@ void pa_cg_free(struct pa_report *r)
 	free(c->refs);
 	free(c->parent_hit);
 	free(c->ignore_hit);
+	free(c->memo);
 	free(c->cursor);
 	free(c->he_cache);
 	free(c);
