@@ -352,8 +352,8 @@ static const uint8_t *buffer_need(struct pa_file *f, size_t n, size_t *avail, in
 
 /* Drop mapped pages we are done with, so a 10 GB file does not end up
  * resident: keep a margin behind the cursor for the current event. */
-#define RELEASE_STEP (16u << 20)
-#define RELEASE_MARGIN (4u << 20)
+#define RELEASE_STEP (4u << 20)
+#define RELEASE_MARGIN (1u << 20)
 
 static void release_consumed(struct pa_file *f)
 {
