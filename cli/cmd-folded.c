@@ -101,7 +101,8 @@ int cmd_folded(int argc, const char **argv)
 	struct pa_session_opts so = {.sz = sizeof(so),
 	                             .max_memory = max_mem,
 	                             .no_reader_thread = pa_cli_no_threads(),
-	                             .keep_user_stacks = pa_cli_user_stacks(f)};
+	                             .keep_user_stacks = pa_cli_user_stacks(f),
+	                             .lazy_sample_loc = true};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	struct out_ctx o = {.out = stdout, .period = period};

@@ -228,7 +228,8 @@ int cmd_report(int argc, const char **argv)
 				     .no_callchains = !ro.callchain,
 				     .max_memory = max_mem,
 				     .no_reader_thread = pa_cli_no_threads(),
-				     .keep_user_stacks = ro.callchain && pa_cli_user_stacks(f)};
+				     .keep_user_stacks = ro.callchain && pa_cli_user_stacks(f),
+				     .lazy_sample_loc = true};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	int rr = !r || pa_report_run(r, &err);

@@ -573,6 +573,16 @@ static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *e
 	return &r->fast[h & (FAST_SLOTS - 1)];
 }
 
+const struct pa_addr_loc *pa_report_resolved(struct pa_session *s, const struct pa_event *ev,
+					     const struct pa_addr_loc *al, struct pa_addr_loc *buf)
+{
+	if (!al->unresolved)
+		return al;
+	if (pa_session_resolve_ip(s, al->thread, ev, buf))
+		buf->dso->hit = true;
+	return buf;
+}
+
 bool pa_report_sample_filtered(struct pa_report *r, struct pa_thread *t, const char *comm,
 			       const struct pa_addr_loc *al)
 {
@@ -658,6 +668,8 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	 * unfiltered one made it first: perf's entries merge samples by key
 	 * alone, and some filters (guest samples) are not keys. */
 	uint32_t bucket = UINT32_MAX, loc;
+	struct pa_addr_loc lbuf;
+	al = pa_report_resolved(s, ev, al, &lbuf);
 	bool found = al->map != NULL;
 	bool filtered = pa_report_sample_filtered(r, t, comm, al);
 	if (pa_report_intern_loc(r, found ? al->dso : NULL, found ? al->addr : ev->sample.ip, 0,

@@ -251,8 +251,9 @@ static int frame_loc(struct pa_report *r, struct pa_session *s, struct pa_thread
  * another key space (its loc has no raw ip). */
 #define SAMPLE_KEY 0x100u
 
-static int sample_loc(struct pa_report *r, struct pa_thread *t, const struct pa_event *ev,
-                      const struct pa_addr_loc *al, uint64_t gen, uint32_t *out)
+static int sample_loc(struct pa_report *r, struct pa_session *s, struct pa_thread *t,
+                      const struct pa_event *ev, const struct pa_addr_loc *al, uint64_t gen,
+                      uint32_t *out)
 {
 	struct pa_stream *st = r->stream;
 	uint32_t mode = SAMPLE_KEY | al->cpumode;
@@ -263,6 +264,8 @@ static int sample_loc(struct pa_report *r, struct pa_thread *t, const struct pa_
 		*out = fs->loc;
 		return 0;
 	}
+	struct pa_addr_loc lbuf;
+	al = pa_report_resolved(s, ev, al, &lbuf);
 	bool found = al->map != NULL;
 	if (pa_report_intern_loc(r, found ? al->dso : NULL, found ? al->addr : ip, 0, al->level,
 	                         al->cpumode == PA_MISC_KERNEL, out))
@@ -329,13 +332,16 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	struct rec *rc = (struct rec *)(st->cur->buf + st->cur->used);
 	uint32_t *fr = (uint32_t *)(rc + 1);
 	const char *comm = pa_thread_comm(t);
+	struct pa_addr_loc lbuf;
+	if (r->nr_dso_filter) /* the only filter that needs the map */
+		al = pa_report_resolved(s, ev, al, &lbuf);
 	*rc = (struct rec){.thread = t,
 	                   .comm = comm,
 	                   .period = period,
 	                   .kcpu = r->need_cpu ? cpu : UINT32_MAX,
 	                   .evsel = (uint16_t)evsel,
 	                   .filtered = pa_report_sample_filtered(r, t, comm, al)};
-	if (sample_loc(r, t, ev, al, gen, &rc->sloc))
+	if (sample_loc(r, s, t, ev, al, gen, &rc->sloc))
 		return -ENOMEM;
 	const uint64_t *chain = ev->sample.callchain;
 	uint32_t cpumode = PA_MISC_USER, n = 0;

@@ -858,7 +858,12 @@ static int deliver_sample(struct pa_session *s, const struct pa_event *ev)
 		return -ENOMEM;
 	s->nr_samples++;
 	struct pa_addr_loc loc;
-	if (pa_session_resolve_ip(s, t, ev, &loc))
+	if (s->opts.lazy_sample_loc)
+		loc = (struct pa_addr_loc){.thread = t,
+					   .addr = ev->sample.ip,
+					   .cpumode = ev->misc & PA_MISC_CPUMODE_MASK,
+					   .unresolved = true};
+	else if (pa_session_resolve_ip(s, t, ev, &loc))
 		loc.dso->hit = true;
 	return s->fn ? s->fn(s->ctx, s, ev, t, &loc) : 0;
 }

@@ -56,6 +56,9 @@ struct pa_addr_loc {
 	uint64_t addr;      /* map-relative address: what symbols are looked up by */
 	char level;         /* 'k' kernel, '.' user, 'H' hypervisor, 'g'/'u' guest */
 	uint8_t cpumode;
+	/* (lazy_sample_loc) only thread, cpumode and addr (the raw ip) are
+	 * set: pa_session_resolve_ip() gives the rest */
+	bool unresolved;
 };
 
 const char *pa_thread_comm(const struct pa_thread *t);
@@ -90,6 +93,10 @@ struct pa_session_opts {
 	 * kernel filled: dyn_size bytes) while it waits to be ordered, for a
 	 * callback that unwinds with DWARF; otherwise they are dropped. */
 	bool keep_user_stacks;
+	/* The sample callback gets its loc unresolved (see pa_addr_loc) and
+	 * resolves it when it needs to, e.g. not when it has the ip cached;
+	 * DSO hit marks are then the callback's to set. */
+	bool lazy_sample_loc;
 };
 
 #define PA_SESSION_MAX_MEMORY (sizeof(void *) >= 8 ? 4ull << 30 : 1ull << 30)
