@@ -222,7 +222,6 @@ struct pa_evsel {
 	uint32_t nr_ids;
 	uint32_t sample_size; /* bytes of the fixed part (perf's evsel->sample_size) */
 	int id_pos, is_pos;  /* id position in samples / from the end of trailers */
-	uint32_t fixed_need; /* (formats/ only) bytes up to the call chain's entries */
 };
 
 /* The event's name: the recorded one, else what perf derives from the attr

@@ -237,7 +237,6 @@ struct pa_evsel *pa_file_add_evsel(struct pa_file *f, const struct pa_attr *attr
 	e->ids = ids;
 	e->nr_ids = nr_ids;
 	e->sample_size = 8u * (uint32_t)__builtin_popcountll(attr->sample_type & 0x1fffff);
-	e->fixed_need = 8 + 8 * (uint32_t)__builtin_popcountll(attr->sample_type);
 	e->id_pos = calc_id_pos(attr->sample_type);
 	e->is_pos = calc_is_pos(attr->sample_type);
 	for (uint32_t i = 0; i < nr_ids; i++) {

@@ -140,26 +140,11 @@ static void parse_regs(struct pa_cur *c, uint64_t mask, struct pa_scratch *sc, u
 	}
 }
 
-/* The fixed sample layout, in the kernel's order (perf_output_sample). */
 /* Sample fields that are one u64 slot each, at fixed places before the
  * call chain (TID and CPU are two u32 in their slot). */
 #define FIXED_SLOTS                                                                          \
 	(PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP | PA_SAMPLE_TID | PA_SAMPLE_TIME | PA_SAMPLE_ADDR | \
 	 PA_SAMPLE_ID | PA_SAMPLE_STREAM_ID | PA_SAMPLE_CPU | PA_SAMPLE_PERIOD)
-
-static inline uint64_t host64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static inline uint32_t host32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
 
 /* The common sample (fixed slots and a call chain, writer's order = ours,
  * chain 8-aligned) without the cursor: 12M of them make a profile. false:
@@ -170,31 +155,33 @@ static bool parse_sample_fast(const struct pa_evsel *ev, const uint8_t *p, size_
 	uint64_t t = ev->attr.sample_type;
 	if (t & ~(uint64_t)(FIXED_SLOTS | PA_SAMPLE_CALLCHAIN))
 		return false;
-	if (ev->fixed_need < 8 || size < ev->fixed_need)
+	/* the slots (each under bit 21) and the chain's count: perf's
+	 * sample_size, after the record header */
+	if (size < 8 + (size_t)ev->sample_size)
 		return false;
 	memset(s, 0, sizeof(*s));
 	const uint8_t *q = p + 8;
 	s->type = t;
 	if (t & PA_SAMPLE_IDENTIFIER)
-		s->id = host64(q), q += 8;
+		s->id = ld64(q, false), q += 8;
 	if (t & PA_SAMPLE_IP)
-		s->ip = host64(q), q += 8;
+		s->ip = ld64(q, false), q += 8;
 	if (t & PA_SAMPLE_TID)
-		s->pid = host32(q), s->tid = host32(q + 4), q += 8;
+		s->pid = ld32(q, false), s->tid = ld32(q + 4, false), q += 8;
 	if (t & PA_SAMPLE_TIME)
-		s->time = host64(q), q += 8;
+		s->time = ld64(q, false), q += 8;
 	if (t & PA_SAMPLE_ADDR)
-		s->addr = host64(q), q += 8;
+		s->addr = ld64(q, false), q += 8;
 	if (t & PA_SAMPLE_ID)
-		s->id = host64(q), q += 8;
+		s->id = ld64(q, false), q += 8;
 	if (t & PA_SAMPLE_STREAM_ID)
-		s->stream_id = host64(q), q += 8;
+		s->stream_id = ld64(q, false), q += 8;
 	if (t & PA_SAMPLE_CPU)
-		s->cpu = host32(q), q += 8;
+		s->cpu = ld32(q, false), q += 8;
 	if (t & PA_SAMPLE_PERIOD)
-		s->period = host64(q), q += 8;
+		s->period = ld64(q, false), q += 8;
 	if (t & PA_SAMPLE_CALLCHAIN) {
-		uint64_t nr = host64(q);
+		uint64_t nr = ld64(q, false);
 		q += 8;
 		if (nr > (size_t)(p + size - q) / 8 || ((uintptr_t)q & 7))
 			return false;
@@ -204,6 +191,7 @@ static bool parse_sample_fast(const struct pa_evsel *ev, const uint8_t *p, size_
 	return true;
 }
 
+/* The fixed sample layout, in the kernel's order (perf_output_sample). */
 static int parse_sample(struct pa_file *f, const struct pa_evsel *ev, struct pa_cur *c,
 			struct pa_sample *s)
 {

@@ -578,8 +578,7 @@ const struct pa_addr_loc *pa_report_resolved(struct pa_session *s, const struct 
 {
 	if (!al->unresolved)
 		return al;
-	if (pa_session_resolve_ip(s, al->thread, ev, buf))
-		buf->dso->hit = true;
+	pa_session_resolve_ip(s, al->thread, ev, buf);
 	return buf;
 }
 

@@ -847,7 +847,10 @@ bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpum
 bool pa_session_resolve_ip(struct pa_session *s, struct pa_thread *t, const struct pa_event *ev,
 			   struct pa_addr_loc *loc)
 {
-	return pa_session_find_map(s, t, ev->misc & PA_MISC_CPUMODE_MASK, ev->sample.ip, loc);
+	if (!pa_session_find_map(s, t, ev->misc & PA_MISC_CPUMODE_MASK, ev->sample.ip, loc))
+		return false;
+	loc->dso->hit = true;
+	return true;
 }
 
 static int deliver_sample(struct pa_session *s, const struct pa_event *ev)
@@ -863,8 +866,8 @@ static int deliver_sample(struct pa_session *s, const struct pa_event *ev)
 					   .addr = ev->sample.ip,
 					   .cpumode = ev->misc & PA_MISC_CPUMODE_MASK,
 					   .unresolved = true};
-	else if (pa_session_resolve_ip(s, t, ev, &loc))
-		loc.dso->hit = true;
+	else
+		pa_session_resolve_ip(s, t, ev, &loc);
 	return s->fn ? s->fn(s->ctx, s, ev, t, &loc) : 0;
 }
 

@@ -129,7 +129,8 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpumode,
 			 uint64_t addr, struct pa_addr_loc *loc);
 
-/* Resolve a sample's ip (what perf's machine__resolve does). */
+/* Resolve a sample's ip (what perf's machine__resolve does); the DSO it
+ * lands in is marked hit. */
 bool pa_session_resolve_ip(struct pa_session *s, struct pa_thread *t, const struct pa_event *ev,
 			   struct pa_addr_loc *loc);
 
