@@ -4,6 +4,17 @@
 # functions only libc's separate debug file names) and in the kernel, and a
 # recording of it made with its own perf build-id cache.
 
+# seed_vdso_under_emu FROM TO: under an emulator pa is on "another machine"
+# and has no vdso to take a recorded [vdso] from; the recording host's pa
+# would. Seed the cache TO with perf record's copy in FROM, as that host has.
+# Whether a recording has a vdso sample at all is chance, so every pack from a
+# fresh cache that is then compared with perf needs this.
+seed_vdso_under_emu() {
+	if [ -n "$PA_EMU" ] && [ -d "$1/[vdso]" ]; then
+		mkdir -p "$2" && cp -a "$1/[vdso]" "$2/"
+	fi
+}
+
 # make_workload DIR: build DIR/spin (skips when there is no C compiler).
 make_workload() {
 	local dir=$1

@@ -25,12 +25,7 @@ libc_id=$(hex "$libc")
 kernel_id=$(perf buildid-list -i rec.data | awk '$2 == "[kernel.kallsyms]" {print $1}')
 
 # ---- pack from a fresh cache: files are added from their paths first ------
-# Under an emulator pa is on "another machine" and has no vdso to take the
-# recorded [vdso] from; the recording host's pa would. Seed the fresh cache
-# with perf record's copy of it, as that host has.
-if [ -n "$PA_EMU" ] && [ -d "$WORK/perf-cache/[vdso]" ]; then
-	mkdir -p "$WORK/fresh" && cp -a "$WORK/perf-cache/[vdso]" "$WORK/fresh/"
-fi
+seed_vdso_under_emu "$WORK/perf-cache" "$WORK/fresh"
 pa archive -i rec.data -o a.tar.zst --buildid-dir "$WORK/fresh" >pack.out 2>pack.err
 st=$?
 CHECKS=$((CHECKS + 1))
@@ -158,6 +153,7 @@ cc -O1 -g -fno-omit-frame-pointer -Wl,--build-id=none -o noteless/spin prog/spin
 perf --buildid-dir "$WORK/nl-cache" record -q -F 999 -g -o nl.data -- noteless/spin 150 >/dev/null 2>&1 ||
 	fail "perf record of the note-less program failed"
 perf --buildid-dir "$WORK/nl-cache" report -i nl.data "${REPORT_FLAGS[@]}" --sort dso,sym >nl.exp 2>/dev/null
+seed_vdso_under_emu "$WORK/nl-cache" "$WORK/nl-pack"
 pa archive -i nl.data -o nl.tar.zst --buildid-dir "$WORK/nl-pack" >/dev/null 2>nl.err
 CHECKS=$((CHECKS + 1))
 grep -q "^pa: '$WORK/noteless/spin': no build-id note: packed the file found there now" nl.err ||
