@@ -14,6 +14,13 @@
  * perf's thread__resolve_callchain, so stage 1 cuts the chain to what
  * perf's cursor holds.
  *
+ * Before any of that, a sample whose whole key (thread, comm, cpu, event,
+ * cpumode, ip, raw call chain, address-space generation) equals a recent
+ * one's only adds its period to that one's cache slot: what it resolves to
+ * is known. The first sample of a key is written at once, so buckets are
+ * made in stream order; the sums go out as one record when the slot is
+ * taken by another key, and at the end.
+ *
  * Stage 2 turns records into buckets: a cache of recent (record key ->
  * bucket) pairs, where hits only add to the cached slot, then the stack
  * trie and the bucket table for the rest. It touches only report-owned
@@ -30,11 +37,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BATCH_BYTES (256u << 10)
-#define NBATCH      8
-#define FRAME_SLOTS 16384
-#define KEY_SLOTS   16384
-#define KEY_MAX     24
+#define BATCH_BYTES  (256u << 10)
+#define NBATCH       8
+#define FRAME_SLOTS  16384
+#define KEY_SLOTS    16384
+#define KEY_MAX      24
+#define SAMPLE_SLOTS 16384
+#define SAMPLE_RAW   5 /* call-chain entries a cached sample may have */
 
 struct rec {
 	struct pa_thread *thread;
@@ -44,8 +53,28 @@ struct rec {
 	uint16_t evsel;
 	uint8_t filtered;
 	uint8_t pad;
-	uint32_t n; /* frame locs that follow, leaf first */
+	uint32_t n;     /* frame locs that follow, leaf first */
+	uint32_t count; /* samples summed in period */
 };
+
+/* A recent sample's key and what stage 1 made of it, in two cache lines:
+ * the first holds what a hit compares and adds to. */
+struct sample_slot {
+	uint64_t hash; /* 0: empty */
+	uint64_t gen, ip;
+	const void *thread;
+	const char *comm;
+	uint64_t acc_period; /* of the samples since the record went out */
+	uint32_t acc_count;
+	uint32_t kcpu;
+	uint32_t tag;        /* event, cpumode, raw entries */
+	uint8_t filtered, n; /* the record's: filter flag, frame locs */
+	uint16_t pad;
+	uint64_t raw[SAMPLE_RAW];
+	uint32_t sloc;
+	uint32_t locs[SAMPLE_RAW];
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct sample_slot) == 128, "a sample slot is two cache lines");
 
 /* (thread, cpumode, ip) -> loc while no address space changed. */
 struct frame_slot {
@@ -74,6 +103,7 @@ struct batch {
 
 struct pa_stream {
 	/* stage 1 */
+	struct sample_slot *samples_cache;
 	struct frame_slot *frames_cache;
 	struct batch *cur;
 	uint32_t *tmp;
@@ -133,7 +163,7 @@ static int consume(struct pa_report *r, const struct rec *rc)
 		    ks->comm == rc->comm && ks->kcpu == rc->kcpu && ks->evsel == rc->evsel &&
 		    ks->n == rc->n && !memcmp(ks->frames, fr, rc->n * sizeof(*fr))) {
 			ks->acc_period += rc->period;
-			ks->acc_count++;
+			ks->acc_count += rc->count;
 			return 0;
 		}
 		flush_slot(r, ks);
@@ -142,7 +172,7 @@ static int consume(struct pa_report *r, const struct rec *rc)
 	if (rc->n && pa_stack_insert(r, fr, rc->n, &stack))
 		return -ENOMEM;
 	if (pa_report_add_to_bucket(r, rc->evsel, rc->thread, rc->comm, rc->kcpu, rc->sloc, stack,
-	                            rc->filtered, rc->period, 1, &bucket))
+	                            rc->filtered, rc->period, rc->count, &bucket))
 		return -ENOMEM;
 	if (r->first_evsel < 0 && !rc->filtered)
 		r->first_evsel = rc->evsel;
@@ -223,8 +253,6 @@ static int next_batch(struct pa_report *r)
 	return err;
 }
 
-/* ---- stage 1 ------------------------------------------------------------- */
-
 static int frame_loc(struct pa_report *r, struct pa_session *s, struct pa_thread *t,
                      uint32_t cpumode, uint64_t ip, uint64_t gen, uint32_t *out)
 {
@@ -304,6 +332,120 @@ static int wants_unwind(struct pa_report *r, const struct pa_sample *sm)
 	return 1;
 }
 
+/* Room for a record of up to max bytes in the current batch. */
+static int reserve(struct pa_report *r, size_t max)
+{
+	struct pa_stream *st = r->stream;
+	if (max > BATCH_BYTES) {
+		/* a chain longer than a batch: give it a batch of its own */
+		if (st->cur->used && next_batch(r))
+			return st->err ? st->err : -ENOMEM;
+		uint8_t *p = realloc(st->cur->buf, max);
+		if (!p)
+			return -ENOMEM;
+		st->cur->buf = p;
+	} else if (st->cur->used + max > BATCH_BYTES) {
+		return next_batch(r);
+	}
+	return 0;
+}
+
+/* ---- the sample cache ------------------------------------------------------ */
+
+struct sample_key {
+	const struct pa_thread *thread;
+	const char *comm;
+	uint64_t gen, ip;
+	const uint64_t *raw;
+	uint32_t kcpu;
+	uint32_t tag; /* event << 16 | cpumode << 8 | raw entries */
+};
+
+static uint32_t sample_tag(unsigned evsel, unsigned cpumode, uint64_t nr)
+{
+	return (uint32_t)evsel << 16 | cpumode << 8 | (uint32_t)nr;
+}
+
+static uint32_t tag_nr(uint32_t tag)
+{
+	return tag & 0xff;
+}
+
+static uint64_t sample_key_hash(const struct sample_key *k)
+{
+	uint64_t h = pa_hash64((uint64_t)(uintptr_t)k->thread ^ k->ip ^ (k->gen << 40));
+	h ^= (uint64_t)(uintptr_t)k->comm ^ ((uint64_t)k->kcpu << 32) ^ k->tag;
+	for (uint32_t i = 0; i < tag_nr(k->tag); i++)
+		h = (h ^ k->raw[i]) * 0x9E3779B97F4A7C15ull + (h >> 29);
+	h = pa_hash64(h);
+	return h ? h : 1;
+}
+
+static bool sample_slot_is(const struct sample_slot *ss, uint64_t h, const struct sample_key *k)
+{
+	uint32_t nr = tag_nr(k->tag);
+	return ss->hash == h && ss->ip == k->ip && ss->thread == k->thread && ss->comm == k->comm &&
+	       ss->gen == k->gen && ss->kcpu == k->kcpu && ss->tag == k->tag &&
+	       (!nr || !memcmp(ss->raw, k->raw, nr * sizeof(*k->raw)));
+}
+
+/* The samples summed in a slot since its record went out, as one record. */
+static int flush_sample_slot(struct pa_report *r, struct sample_slot *ss)
+{
+	if (!ss->acc_count)
+		return 0;
+	int ret = reserve(r, sizeof(struct rec) + ss->n * sizeof(uint32_t) + 8);
+	if (ret)
+		return ret;
+	struct pa_stream *st = r->stream;
+	struct rec *rc = (struct rec *)(st->cur->buf + st->cur->used);
+	*rc = (struct rec){.thread = (struct pa_thread *)(uintptr_t)ss->thread,
+	                   .comm = ss->comm,
+	                   .period = ss->acc_period,
+	                   .kcpu = ss->kcpu,
+	                   .sloc = ss->sloc,
+	                   .evsel = (uint16_t)(ss->tag >> 16),
+	                   .filtered = ss->filtered,
+	                   .n = ss->n,
+	                   .count = ss->acc_count};
+	if (ss->n)
+		memcpy(rc + 1, ss->locs, ss->n * sizeof(uint32_t));
+	st->cur->used += rec_size(rc);
+	ss->acc_period = 0;
+	ss->acc_count = 0;
+	return 0;
+}
+
+static void fill_sample_slot(struct sample_slot *ss, uint64_t h, const struct sample_key *k,
+                             const struct rec *rc)
+{
+	ss->hash = h;
+	ss->gen = k->gen;
+	ss->ip = k->ip;
+	ss->thread = k->thread;
+	ss->comm = k->comm;
+	ss->acc_period = 0;
+	ss->acc_count = 0;
+	ss->kcpu = k->kcpu;
+	ss->tag = k->tag;
+	ss->filtered = rc->filtered;
+	ss->n = (uint8_t)rc->n;
+	ss->sloc = rc->sloc;
+	if (tag_nr(k->tag))
+		memcpy(ss->raw, k->raw, tag_nr(k->tag) * sizeof(*k->raw));
+	if (rc->n)
+		memcpy(ss->locs, rc + 1, rc->n * sizeof(uint32_t));
+}
+
+/* ---- stage 1 ------------------------------------------------------------- */
+
+/* Whether the cache may hold a sample: not one with a stack to unwind
+ * or a long chain. (A thread that learns its pid changes the generation.) */
+static bool sample_cacheable(int unwind, uint64_t nr)
+{
+	return !unwind && nr <= SAMPLE_RAW;
+}
+
 int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_event *ev,
                      struct pa_thread *t, const struct pa_addr_loc *al, unsigned evsel,
                      uint32_t cpu, uint64_t period)
@@ -314,24 +456,37 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	int unwind = wants_unwind(r, &ev->sample);
 	if (unwind < 0)
 		return unwind;
-	size_t umax = unwind ? (size_t)r->cg.max_stack : 0;
-	size_t max = sizeof(struct rec) + (nr + umax) * sizeof(uint32_t) + 8;
-	if (max > BATCH_BYTES) {
-		/* a chain longer than a batch: give it a batch of its own */
-		if (st->cur->used && next_batch(r))
-			return st->err ? st->err : -ENOMEM;
-		uint8_t *p = realloc(st->cur->buf, max);
-		if (!p)
-			return -ENOMEM;
-		st->cur->buf = p;
-	} else if (st->cur->used + max > BATCH_BYTES) {
-		int ret = next_batch(r);
+	const char *comm = pa_thread_comm(t);
+	struct sample_slot *ss = NULL;
+	struct sample_key key;
+	uint64_t h = 0;
+	if (sample_cacheable(unwind, nr)) {
+		key = (struct sample_key){
+		    .thread = t,
+		    .comm = comm,
+		    .gen = gen,
+		    .ip = ev->sample.ip,
+		    .raw = ev->sample.callchain,
+		    .kcpu = r->need_cpu ? cpu : UINT32_MAX,
+		    .tag = sample_tag(evsel, ev->misc & PA_MISC_CPUMODE_MASK, nr)};
+		h = sample_key_hash(&key);
+		ss = &st->samples_cache[h & (SAMPLE_SLOTS - 1)];
+		if (sample_slot_is(ss, h, &key)) {
+			ss->acc_period += period;
+			ss->acc_count++;
+			return 0;
+		}
+		int ret = flush_sample_slot(r, ss);
 		if (ret)
 			return ret;
+		ss->hash = 0; /* until this sample's record is made */
 	}
+	size_t umax = unwind ? (size_t)r->cg.max_stack : 0;
+	int ret = reserve(r, sizeof(struct rec) + (nr + umax) * sizeof(uint32_t) + 8);
+	if (ret)
+		return ret;
 	struct rec *rc = (struct rec *)(st->cur->buf + st->cur->used);
 	uint32_t *fr = (uint32_t *)(rc + 1);
-	const char *comm = pa_thread_comm(t);
 	struct pa_addr_loc lbuf;
 	if (r->nr_dso_filter) /* the only filter that needs the map */
 		al = pa_report_resolved(s, ev, al, &lbuf);
@@ -340,7 +495,8 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	                   .period = period,
 	                   .kcpu = r->need_cpu ? cpu : UINT32_MAX,
 	                   .evsel = (uint16_t)evsel,
-	                   .filtered = pa_report_sample_filtered(r, t, comm, al)};
+	                   .filtered = pa_report_sample_filtered(r, t, comm, al),
+	                   .count = 1};
 	if (sample_loc(r, s, t, ev, al, gen, &rc->sloc))
 		return -ENOMEM;
 	const uint64_t *chain = ev->sample.callchain;
@@ -385,6 +541,8 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 				return -ENOMEM;
 	}
 	rc->n = n;
+	if (ss)
+		fill_sample_slot(ss, h, &key, rc);
 	st->cur->used += rec_size(rc);
 	return 0;
 }
@@ -397,9 +555,12 @@ int pa_stream_start(struct pa_report *r)
 	if (!st)
 		return -ENOMEM;
 	r->stream = st;
+	st->samples_cache = aligned_alloc(64, SAMPLE_SLOTS * sizeof(*st->samples_cache));
+	if (st->samples_cache)
+		memset(st->samples_cache, 0, SAMPLE_SLOTS * sizeof(*st->samples_cache));
 	st->frames_cache = calloc(FRAME_SLOTS, sizeof(*st->frames_cache));
 	st->keys = calloc(KEY_SLOTS, sizeof(*st->keys));
-	if (!st->frames_cache || !st->keys)
+	if (!st->samples_cache || !st->frames_cache || !st->keys)
 		return -ENOMEM;
 	for (size_t i = 0; i < KEY_SLOTS; i++)
 		st->keys[i].n = UINT16_MAX; /* never matches */
@@ -430,6 +591,9 @@ int pa_stream_finish(struct pa_report *r)
 	if (!st)
 		return 0;
 	int ret = 0;
+	for (size_t i = 0; i < SAMPLE_SLOTS; i++)
+		if ((ret = flush_sample_slot(r, &st->samples_cache[i])))
+			break;
 	if (st->threaded) {
 		pthread_mutex_lock(&st->mu);
 		if (st->cur->used) {
@@ -441,8 +605,8 @@ int pa_stream_finish(struct pa_report *r)
 		pthread_mutex_unlock(&st->mu);
 		pthread_join(st->th, NULL);
 		st->started = false;
-		ret = st->err;
-	} else if (st->cur->used) {
+		ret = ret ? ret : st->err;
+	} else if (!ret && st->cur->used) {
 		ret = consume_batch(r, st->cur);
 		st->cur->used = 0;
 	}
@@ -472,6 +636,7 @@ void pa_stream_free(struct pa_report *r)
 	}
 	for (unsigned i = 0; i < NBATCH; i++)
 		free(st->b[i].buf);
+	free(st->samples_cache);
 	free(st->frames_cache);
 	free(st->keys);
 	free(st->tmp);
