@@ -689,12 +689,11 @@ struct printer {
 	size_t nr_pn, cap_pn;
 };
 
-static const struct cg_state *sort_state;
-
-static int gnode_key_cmp(const void *pa, const void *pb)
+static int gnode_key_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct gnode *a = pa, *b = pb;
-	const struct mkey *x = &sort_state->m[a->match], *y = &sort_state->m[b->match];
+	const struct cg_state *c = arg;
+	const struct mkey *x = &c->m[a->match], *y = &c->m[b->match];
 	if (x->dso_ord != y->dso_ord)
 		return x->dso_ord > y->dso_ord ? -1 : 1;
 	uint64_t u = x->has_sym && y->has_sym ? x->v : a->first_ip;
@@ -767,8 +766,7 @@ static struct gnode *split(struct printer *pr, uint32_t lo, uint32_t hi, uint32_
 		v[n++] = g;
 		i = j;
 	}
-	sort_state = c;
-	qsort(v, n, sizeof(*v), gnode_key_cmp);
+	qsort_r(v, n, sizeof(*v), gnode_key_cmp, (void *)c);
 	/* siblings from one DSO (adjacent now) with and without a symbol:
 	 * perf's order is not an order any more */
 	for (size_t a = 1; a < n && !pr->inconsistent; a++) {

@@ -18,19 +18,19 @@ struct row {
 	uint64_t addr;
 	char level;
 	uint32_t cpu;
-	unsigned member;      /* which event of the group, while collecting */
+	unsigned member;        /* which event of the group, while collecting */
 	uint64_t period, count; /* the leader's (or the only event's) */
-	uint64_t *vals;       /* per member: period, then count (2 * nr_members) */
-	uint32_t seq;         /* creation order (perf's first sample) */
-	bool hidden;          /* filtered: in perf's trees, not printed */
-	bool merged;          /* found equal to an earlier entry, added to it */
+	uint64_t *vals;         /* per member: period, then count (2 * nr_members) */
+	uint32_t seq;           /* creation order (perf's first sample) */
+	bool hidden;            /* filtered: in perf's trees, not printed */
+	bool merged;            /* found equal to an earlier entry, added to it */
 	/* call-graph mode */
-	const char *parent;   /* parent symbol name, NULL: [other] */
-	uint64_t acc_period;  /* children */
+	const char *parent;  /* parent symbol name, NULL: [other] */
+	uint64_t acc_period; /* children */
 	const struct cg_entry *e;
 	const struct pa_thread *thread;
 	uint32_t max_depth;
-	uint64_t *accs;       /* children, per member */
+	uint64_t *accs; /* children, per member */
 };
 
 struct rows_ctx {
@@ -98,13 +98,11 @@ static int collapse_key(int k, const struct row *a, const struct row *b)
 	}
 }
 
-static _Thread_local const struct rows_ctx *sort_ctx;
-
-static int collapse_cmp(const void *pa, const void *pb)
+/* Rows by the collapse keys of ctx (all of them, or the first nr_keys). */
+static int collapse_cmp(const struct row *a, const struct row *b, const struct rows_ctx *ctx)
 {
-	const struct row *a = pa, *b = pb;
-	for (unsigned i = 0; i < sort_ctx->nr_keys; i++) {
-		int c = collapse_key(sort_ctx->keys[i], a, b);
+	for (unsigned i = 0; i < ctx->nr_keys; i++) {
+		int c = collapse_key(ctx->keys[i], a, b);
 		if (c)
 			return c;
 	}
@@ -152,8 +150,9 @@ static int perf_key_cmp(int k, const struct row *l, const struct row *r)
 		if (!l->sym && !r->sym)
 			return sgn64((int64_t)(r->addr - l->addr));
 		if (l->dso != r->dso) {
-			int c = !l->dso || !r->dso ? cmp_null(l->dso, r->dso)
-						   : cmp_str(r->dso->short_name, l->dso->short_name);
+			int c = !l->dso || !r->dso
+			            ? cmp_null(l->dso, r->dso)
+			            : cmp_str(r->dso->short_name, l->dso->short_name);
 			if (c)
 				return c;
 		}
@@ -211,7 +210,7 @@ static int dir_collapse(void *ctx, uint32_t n, uint32_t e)
 /* Insert rows in the given order, adding a row found equal to the entry
  * that holds its key. */
 static void insert_merging(struct pa_rb *t, struct row *rows, uint32_t i, struct cg_sort *cs,
-			   unsigned nr_members)
+                           unsigned nr_members)
 {
 	uint32_t at = pa_rb_insert(t, i, dir_collapse_find, cs);
 	if (at == i)
@@ -266,7 +265,7 @@ static int dir_output(void *ctx, uint32_t n, uint32_t e)
 /* rows[0, n) in creation order -> out, in perf's output order; rows that
  * hide (filtered) take part and are left out. Returns the count. */
 static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
-			     unsigned nr_members, bool merge, struct row *out, size_t *m);
+                             unsigned nr_members, bool merge, struct row *out, size_t *m);
 
 /* rows[0, n_in) go through entries_in; rows[n_in, n) join in the collapsed
  * tree afterwards (a group's dummies). With merge, rows of equal keys may
@@ -274,7 +273,7 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
  * perf's would, and each entry's period and count are its first member's
  * sums after that. */
 static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
-			     unsigned nr_members, bool merge, struct row *out, size_t *m)
+                             unsigned nr_members, bool merge, struct row *out, size_t *m)
 {
 	struct pa_rb a = {0}, b = {0}, c = {0};
 	if (pa_rb_init(&a, n) || pa_rb_init(&b, n) || pa_rb_init(&c, n)) {
@@ -322,8 +321,8 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
 /* Rows of one event group (members first..first+nr-1; a lone event is a
  * group of one): buckets -> collapsed rows in output order. *vals_out
  * holds the per-member sums the rows point into. */
-static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_members,
-			      size_t *nr, uint64_t **vals_out)
+static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_members, size_t *nr,
+                              uint64_t **vals_out)
 {
 	struct row *rows = malloc((r->nr_buckets + 1) * sizeof(*rows));
 	if (!rows)
@@ -335,19 +334,19 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 			continue;
 		const struct loc *l = &r->locs[b->loc];
 		struct row w = {.comm = b->comm,
-				.thread_comm = pa_thread_comm(b->thread),
-				.pid = pa_thread_pid(b->thread),
-				.tid = pa_thread_tid(b->thread),
-				.dso = l->dso,
-				.sym = l->sym,
-				.srcline = l->srcline,
-				.addr = l->addr,
-				.level = l->level,
-				.cpu = b->cpu,
-				.member = b->evsel - first,
-				.period = b->period,
-				.count = b->count,
-				.seq = (uint32_t)i};
+		                .thread_comm = pa_thread_comm(b->thread),
+		                .pid = pa_thread_pid(b->thread),
+		                .tid = pa_thread_tid(b->thread),
+		                .dso = l->dso,
+		                .sym = l->sym,
+		                .srcline = l->srcline,
+		                .addr = l->addr,
+		                .level = l->level,
+		                .cpu = b->cpu,
+		                .member = b->evsel - first,
+		                .period = b->period,
+		                .count = b->count,
+		                .seq = (uint32_t)i};
 		w.hidden = b->filtered || !sym_passes(r, &w);
 		rows[n++] = w;
 	}
@@ -382,14 +381,20 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
  * entries pair with the leader's by key; the others become entries of the
  * leader with no value of its own (perf's hists__link dummies), added to
  * its collapsed tree after its own. */
-static const struct row *bsearch_rows;
-static int idx_key_cmp(const void *pa, const void *pb)
+struct idx_sort {
+	const struct row *rows;
+	const struct rows_ctx *ctx;
+};
+
+static int idx_key_cmp(const void *pa, const void *pb, void *arg)
 {
-	return collapse_cmp(&bsearch_rows[*(const uint32_t *)pa], &bsearch_rows[*(const uint32_t *)pb]);
+	const struct idx_sort *is = arg;
+	return collapse_cmp(&is->rows[*(const uint32_t *)pa], &is->rows[*(const uint32_t *)pb],
+	                    is->ctx);
 }
 
 static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned nr_members,
-				 size_t *nr, uint64_t **vals_out)
+                                 size_t *nr, uint64_t **vals_out)
 {
 	size_t ne = pa_cg_nr_entries(r);
 	struct row *rows = malloc((ne + 1) * sizeof(*rows));
@@ -412,21 +417,21 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		if (e->evsel != first && nr_members == 1)
 			continue;
 		rows[n] = (struct row){.comm = e->comm,
-				       .thread_comm = pa_thread_comm(e->thread),
-				       .pid = pa_thread_pid(e->thread),
-				       .tid = pa_thread_tid(e->thread),
-				       .dso = e->dso,
-				       .sym = e->sym,
-				       .addr = e->addr,
-				       .level = e->level,
-				       .cpu = e->cpu,
-				       .member = e->evsel - first,
-				       .parent = e->parent,
-				       .e = e,
-				       .thread = e->thread,
-				       .max_depth = e->max_depth,
-				       .hidden = e->filtered,
-				       .seq = (uint32_t)i};
+		                       .thread_comm = pa_thread_comm(e->thread),
+		                       .pid = pa_thread_pid(e->thread),
+		                       .tid = pa_thread_tid(e->thread),
+		                       .dso = e->dso,
+		                       .sym = e->sym,
+		                       .addr = e->addr,
+		                       .level = e->level,
+		                       .cpu = e->cpu,
+		                       .member = e->evsel - first,
+		                       .parent = e->parent,
+		                       .e = e,
+		                       .thread = e->thread,
+		                       .max_depth = e->max_depth,
+		                       .hidden = e->filtered,
+		                       .seq = (uint32_t)i};
 		n++;
 	}
 	/* the leader's entries first, each member's after, in creation order */
@@ -443,9 +448,8 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		/* members: pair with the leader's entries by key, or add */
 		for (size_t i = n_lead; i < n; i++)
 			idx[i - n_lead] = (uint32_t)i;
-		sort_ctx = &ctx;
-		bsearch_rows = rows;
-		qsort(idx, n - n_lead, sizeof(*idx), idx_key_cmp);
+		struct idx_sort is = {rows, &ctx};
+		qsort_r(idx, n - n_lead, sizeof(*idx), idx_key_cmp, &is);
 		uint32_t *lead = malloc((n_lead + 1) * sizeof(*lead));
 		if (!lead) {
 			free(rows);
@@ -456,7 +460,7 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		}
 		for (size_t i = 0; i < n_lead; i++)
 			lead[i] = (uint32_t)i;
-		qsort(lead, n_lead, sizeof(*lead), idx_key_cmp);
+		qsort_r(lead, n_lead, sizeof(*lead), idx_key_cmp, &is);
 		struct row *all = malloc((n + 1) * sizeof(*all));
 		if (!all) {
 			free(lead);
@@ -474,7 +478,7 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 			long found = -1;
 			while (lo < hi) {
 				size_t mid = (lo + hi) / 2;
-				int c = collapse_cmp(&rows[lead[mid]], w);
+				int c = collapse_cmp(&rows[lead[mid]], w, &ctx);
 				if (!c) {
 					found = lead[mid];
 					break;
@@ -485,7 +489,7 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 					hi = mid;
 			}
 			for (size_t d = n_lead; found < 0 && d < m; d++)
-				if (!collapse_cmp(&all[d], w))
+				if (!collapse_cmp(&all[d], w, &ctx))
 					found = (long)d;
 			if (found < 0) {
 				all[m] = *w;
@@ -506,7 +510,7 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		for (size_t k = 0; k < n - n_lead; k++) {
 			const struct row *w = &rows[idx[k]];
 			for (size_t i = 0; i < m; i++)
-				if (!collapse_cmp(&all[i], w)) {
+				if (!collapse_cmp(&all[i], w, &ctx)) {
 					unsigned mb = w->member;
 					all[i].vals[2 * mb] += w->e->period;
 					all[i].vals[2 * mb + 1] += w->e->count;
@@ -514,7 +518,6 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 					break;
 				}
 		}
-		sort_ctx = NULL;
 		free(lead);
 		free(rows);
 		rows = all;
@@ -621,12 +624,13 @@ static int put_addr(char *buf, size_t size, char level, uint64_t addr, int pad)
 	return 4 + put_left(buf + 4, size - 4, t, pad, -1);
 }
 
-static int format_cell(char *buf, size_t size, int k, const struct row *w, int width,
-		       double total, bool last)
+static int format_cell(char *buf, size_t size, int k, const struct row *w, int width, double total,
+                       bool last)
 {
 	switch (k) {
 	case K_OVERHEAD:
-		return put_pct(buf, size, width, total > 0 ? 100.0 * (double)w->period / total : 0.0);
+		return put_pct(buf, size, width,
+		               total > 0 ? 100.0 * (double)w->period / total : 0.0);
 	case K_SAMPLE:
 		return snprintf(buf, size, "%*" PRIu64, width, w->count);
 	case K_PERIOD:
@@ -636,7 +640,8 @@ static int format_cell(char *buf, size_t size, int k, const struct row *w, int w
 	case K_PID:
 	case K_TID:
 		return snprintf(buf, size, "%7d:%-*.*s", k == K_PID ? w->tid : w->tid,
-				width > 8 ? width - 8 : 0, width > 8 ? width - 8 : 0, w->thread_comm);
+		                width > 8 ? width - 8 : 0, width > 8 ? width - 8 : 0,
+		                w->thread_comm);
 	case K_DSO:
 		return put_left(buf, size, dso_name(w->dso), width, -1);
 	case K_SYM: {
@@ -653,11 +658,12 @@ static int format_cell(char *buf, size_t size, int k, const struct row *w, int w
 	case K_CPU:
 		return snprintf(buf, size, "%*.*d", width, 3, (int)w->cpu);
 	case K_PARENT:
-		return snprintf(buf, size, "%-*.*s", width, width, w->parent ? w->parent : "[other]");
+		return snprintf(buf, size, "%-*.*s", width, width,
+		                w->parent ? w->parent : "[other]");
 	case K_SRCLINE:
 		if (w->src_late)
 			return snprintf(buf, size, "%-*.*s", last ? 0 : width, width,
-					w->srcline ? w->srcline : "");
+			                w->srcline ? w->srcline : "");
 		return snprintf(buf, size, "%-*s", last ? 0 : width, w->srcline ? w->srcline : "");
 	}
 	return 0;
@@ -688,23 +694,21 @@ static size_t natural_width(int k, const struct row *w)
 	}
 }
 
-/* With --children, perf calls the overhead column "Self". */
-static _Thread_local bool header_self;
-
-static const char *col_header(int k)
+/* With --children (self), perf calls the overhead column "Self". */
+static const char *col_header(int k, bool self)
 {
-	static const char *const h[] = {"Overhead",        "Samples",       "Period",
-					"Command",         "    Pid:Command", "    Tid:Command",
-					"Shared Object",   "Symbol",        "CPU",
-					"Parent symbol",   "Children",      "Source:Line"};
-	return k == K_OVERHEAD && header_self ? "Self" : h[k];
+	static const char *const h[] = {"Overhead",      "Samples",         "Period",
+	                                "Command",       "    Pid:Command", "    Tid:Command",
+	                                "Shared Object", "Symbol",          "CPU",
+	                                "Parent symbol", "Children",        "Source:Line"};
+	return k == K_OVERHEAD && self ? "Self" : h[k];
 }
 
 static int base_width(int k)
 {
 	if (k == K_OVERHEAD || k == K_CHILDREN)
 		return 8;
-	return k == K_SAMPLE || k == K_PERIOD ? 12 : (int)strlen(col_header(k));
+	return k == K_SAMPLE || k == K_PERIOD ? 12 : (int)strlen(col_header(k, false));
 }
 
 static bool right_aligned(int k)
@@ -779,7 +783,7 @@ struct group {
 
 /* Overhead/Samples/Period cells of a group: one value per member. */
 static size_t format_values(char *buf, size_t size, int k, const struct row *w, unsigned nr,
-			    const uint64_t *totals, int width)
+                            const uint64_t *totals, int width)
 {
 	size_t n = 0;
 	int each = nr > 1 ? width / (int)nr : width;
@@ -790,10 +794,10 @@ static size_t format_values(char *buf, size_t size, int k, const struct row *w, 
 			period = w->accs ? w->accs[m] : m ? 0 : w->acc_period;
 		if (k == K_OVERHEAD || k == K_CHILDREN)
 			n += (size_t)put_pct(buf + n, size - n, each,
-					     t > 0 ? 100.0 * (double)period / t : 0.0);
+			                     t > 0 ? 100.0 * (double)period / t : 0.0);
 		else
 			n += (size_t)snprintf(buf + n, size - n, "%*" PRIu64, each,
-					      k == K_SAMPLE ? count : period);
+			                      k == K_SAMPLE ? count : period);
 	}
 	return n;
 }
@@ -813,10 +817,10 @@ static void print_section_header(struct pa_report *r, FILE *out, const struct gr
 	unsigned long ns = convert_unit((unsigned long)samples, &unit);
 	if (g->nr == 1) {
 		fprintf(out, "# Samples: %lu%c of event '%s'\n", ns, unit,
-			evsel_name(pa_file_evsel(f, g->first)));
+		        evsel_name(pa_file_evsel(f, g->first)));
 	} else {
 		fprintf(out, "# Samples: %lu%c of events '%s { %s", ns, unit,
-			g->name ? g->name : "anon group", evsel_name(pa_file_evsel(f, g->first)));
+		        g->name ? g->name : "anon group", evsel_name(pa_file_evsel(f, g->first)));
 		for (unsigned m = 1; m < g->nr; m++)
 			fprintf(out, ", %s", evsel_name(pa_file_evsel(f, g->first + m)));
 		fprintf(out, " }'\n");
@@ -824,16 +828,16 @@ static void print_section_header(struct pa_report *r, FILE *out, const struct gr
 	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", period);
 }
 
-static void print_column_header(struct pa_report *r, FILE *out, const int *width,
-				 const bool *elide)
+static void print_column_header(struct pa_report *r, FILE *out, const int *width, const bool *elide)
 {
 	char line[2048];
 	size_t n = (size_t)snprintf(line, sizeof(line), "#");
 	for (unsigned c = 0; c < r->nr_cols; c++)
 		if (!elide[c])
 			n += (size_t)snprintf(line + n, sizeof(line) - n,
-					      right_aligned(r->cols[c]) ? "%s%*s" : "%s%-*s",
-					      c ? "  " : " ", width[c], col_header(r->cols[c]));
+			                      right_aligned(r->cols[c]) ? "%s%*s" : "%s%-*s",
+			                      c ? "  " : " ", width[c],
+			                      col_header(r->cols[c], r->cgs && r->cg.children));
 	fprintf(out, "%s\n", line);
 	n = (size_t)snprintf(line, sizeof(line), "#");
 	for (unsigned c = 0; c < r->nr_cols; c++) {
@@ -850,21 +854,12 @@ static void print_column_header(struct pa_report *r, FILE *out, const int *width
 /* perf computes an entry's srcline lazily, when a comparison reaches that
  * key: only for samples that tie with another on every earlier key. The
  * others get it at print time, cut to the column width the first ones set. */
-static _Thread_local unsigned src_prefix;
-
-static int prefix_cmp(const void *pa, const void *pb)
+static int prefix_cmp(const void *pa, const void *pb, void *ctx)
 {
-	const struct row *a = *(const struct row *const *)pa, *b = *(const struct row *const *)pb;
-	for (unsigned i = 0; i < src_prefix; i++) {
-		int c = collapse_key(sort_ctx->keys[i], a, b);
-		if (c)
-			return c;
-	}
-	return 0;
+	return collapse_cmp(*(const struct row *const *)pa, *(const struct row *const *)pb, ctx);
 }
 
-static int mark_late_srclines(struct pa_report *r, struct row *rows, size_t nr,
-			      unsigned nr_members)
+static int mark_late_srclines(struct pa_report *r, struct row *rows, size_t nr, unsigned nr_members)
 {
 	unsigned p = 0;
 	while (p < r->nr_keys && r->keys[p] != K_SRCLINE)
@@ -876,13 +871,12 @@ static int mark_late_srclines(struct pa_report *r, struct row *rows, size_t nr,
 		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++)
 		v[i] = &rows[i];
-	struct rows_ctx ctx = {r->keys, r->nr_keys, 1};
-	sort_ctx = &ctx;
-	src_prefix = p;
-	qsort(v, nr, sizeof(*v), prefix_cmp);
+	/* the keys before the srcline */
+	struct rows_ctx ctx = {r->keys, p, 1};
+	qsort_r(v, nr, sizeof(*v), prefix_cmp, &ctx);
 	for (size_t i = 0; i < nr;) {
 		size_t j = i + 1;
-		while (j < nr && prefix_cmp(&v[i], &v[j]) == 0)
+		while (j < nr && prefix_cmp(&v[i], &v[j], &ctx) == 0)
 			j++;
 		/* a second sample with the same earlier keys is a comparison */
 		uint64_t samples = 0;
@@ -893,7 +887,6 @@ static int mark_late_srclines(struct pa_report *r, struct row *rows, size_t nr,
 			v[k]->src_late = samples < 2;
 		i = j;
 	}
-	sort_ctx = NULL;
 	free(v);
 	return 0;
 }
@@ -903,7 +896,7 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 	size_t nr;
 	uint64_t *vals;
 	struct row *rows = r->cgs ? build_cg_rows(r, g->first, g->nr, &nr, &vals)
-				  : build_rows(r, g->first, g->nr, &nr, &vals);
+	                          : build_rows(r, g->first, g->nr, &nr, &vals);
 	if (!rows)
 		return -ENOMEM;
 	if (mark_late_srclines(r, rows, nr, g->nr)) {
@@ -961,10 +954,10 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 				line[n++] = ' ';
 			if (right_aligned(r->cols[c]))
 				n += format_values(line + n, sizeof(line) - n, r->cols[c], &rows[i],
-						   g->nr, totals, width[c]);
+				                   g->nr, totals, width[c]);
 			else
 				n += (size_t)format_cell(line + n, sizeof(line) - n, r->cols[c],
-							 &rows[i], width[c], 0, c == last);
+				                         &rows[i], width[c], 0, c == last);
 		}
 		line[n < sizeof(line) ? n : sizeof(line) - 1] = 0;
 		fputs(line, out);
@@ -996,7 +989,8 @@ static size_t make_groups(struct pa_report *r, struct group *gs, size_t max)
 			if (d->leader_idx == e && d->nr_members > 1 && e + d->nr_members <= nev &&
 			    d->nr_members <= 64) {
 				g.nr = d->nr_members;
-				g.name = d->name && strcmp(d->name, "{anon_group}") ? d->name : NULL;
+				g.name =
+				    d->name && strcmp(d->name, "{anon_group}") ? d->name : NULL;
 			}
 		}
 		gs[n++] = g;
@@ -1013,29 +1007,31 @@ int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err)
 		return pa_report_limit_error(r, err);
 	if (ret)
 		return pa_err_set(err, -ENOMEM, "out of memory");
-	header_self = r->cgs && r->cg.children;
 	compute_elide(r, elide);
 	if (!r->opts.quiet)
 		fprintf(out, "# To display the perf.data header info, please use "
-			     "--header/--header-only options.\n#\n");
+		             "--header/--header-only options.\n#\n");
 	/* what an elided column would have said; perf prints it even with -q */
 	for (unsigned c = 0; c < r->nr_cols; c++) {
 		size_t n;
 		char **f = filter_for(r, r->cols[c], &n);
 		if (n == 1)
 			fprintf(out, "# %s: %s\n",
-				r->cols[c] == K_SYM ? "symbol" : r->cols[c] == K_DSO ? "dso" : "comm",
-				f[0]);
+			        r->cols[c] == K_SYM   ? "symbol"
+			        : r->cols[c] == K_DSO ? "dso"
+			                              : "comm",
+			        f[0]);
 	}
 	if (!r->opts.quiet)
 		fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n",
-			pa_session_nr_lost_samples(r->session));
+		        pa_session_nr_lost_samples(r->session));
 	struct group gs[256];
 	size_t ng = make_groups(r, gs, PA_ARRAY_SIZE(gs));
 	for (size_t i = 0; i < ng; i++) {
 		uint64_t samples = 0;
 		for (unsigned m = 0; m < gs[i].nr; m++)
-			samples += gs[i].first + m < r->nr_evsels ? r->total_samples[gs[i].first + m] : 0;
+			samples +=
+			    gs[i].first + m < r->nr_evsels ? r->total_samples[gs[i].first + m] : 0;
 		if (!samples && ng > 1)
 			continue;
 		if (print_group(r, out, &gs[i], elide))
