@@ -24,8 +24,9 @@
  * Stage 2 turns records into buckets: a cache of recent (record key ->
  * bucket) pairs, where hits only add to the cached slot, then the stack
  * trie and the bucket table for the rest. It touches only report-owned
- * data, so with two CPUs it runs on a second thread, fed by batches of
- * records; the order of records, hence of buckets, is the stream's.
+ * data, so with two CPUs it can run on a second thread, fed by batches of
+ * records, once they come often; the order of records, hence of buckets,
+ * is the stream's.
  *
  * No allocation per sample: batches are reused, caches are fixed.
  */
@@ -117,8 +118,12 @@ struct pa_stream {
 	/* stage 2 */
 	struct key_slot *keys;
 
-	/* the hand-over */
-	bool threaded;
+	/* the hand-over: stage 2 gets a thread of its own once records come
+	 * often enough to pay for it (see stage2_busy) */
+	bool may_thread, threaded;
+	uint64_t nr_samples;     /* seen by stage 1 */
+	uint64_t samples_at_cut; /* ... when the last batch was cut */
+	uint32_t nr_recs;        /* written into the current batch */
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -232,10 +237,40 @@ static void *stage2(void *arg)
 	return NULL;
 }
 
+/* Whether stage 2 has enough to do for a thread: more than one sample in
+ * four made a record of the batch just filled. Below that (a profile of
+ * few distinct stacks: the sample cache holds nearly all) a third thread on
+ * two CPUs costs more in hand-overs than it takes off stage 1. */
+static bool stage2_busy(const struct pa_stream *st)
+{
+	return (uint64_t)st->nr_recs * 4 > st->nr_samples - st->samples_at_cut;
+}
+
+static void start_stage2(struct pa_report *r)
+{
+	struct pa_stream *st = r->stream;
+	st->may_thread = false;
+	for (unsigned i = 1; i < NBATCH; i++)
+		if (!st->b[i].buf && !(st->b[i].buf = malloc(BATCH_BYTES)))
+			return; /* stays on this thread */
+	pthread_mutex_init(&st->mu, NULL);
+	pthread_cond_init(&st->cv, NULL);
+	if (pthread_create(&st->th, NULL, stage2, r)) {
+		pthread_mutex_destroy(&st->mu);
+		pthread_cond_destroy(&st->cv);
+		return;
+	}
+	st->threaded = st->started = true;
+}
+
 /* Hand the current batch over (or consume it here) and get an empty one. */
 static int next_batch(struct pa_report *r)
 {
 	struct pa_stream *st = r->stream;
+	if (st->may_thread && stage2_busy(st))
+		start_stage2(r);
+	st->samples_at_cut = st->nr_samples;
+	st->nr_recs = 0;
 	if (!st->threaded) {
 		int ret = consume_batch(r, st->cur);
 		st->cur->used = 0;
@@ -411,6 +446,7 @@ static int flush_sample_slot(struct pa_report *r, struct sample_slot *ss)
 	if (ss->n)
 		memcpy(rc + 1, ss->locs, ss->n * sizeof(uint32_t));
 	st->cur->used += rec_size(rc);
+	st->nr_recs++;
 	ss->acc_period = 0;
 	ss->acc_count = 0;
 	return 0;
@@ -456,6 +492,7 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	int unwind = wants_unwind(r, &ev->sample);
 	if (unwind < 0)
 		return unwind;
+	st->nr_samples++;
 	const char *comm = pa_thread_comm(t);
 	struct sample_slot *ss = NULL;
 	struct sample_key key;
@@ -544,6 +581,7 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	if (ss)
 		fill_sample_slot(ss, h, &key, rc);
 	st->cur->used += rec_size(rc);
+	st->nr_recs++;
 	return 0;
 }
 
@@ -565,23 +603,10 @@ int pa_stream_start(struct pa_report *r)
 	for (size_t i = 0; i < KEY_SLOTS; i++)
 		st->keys[i].n = UINT16_MAX; /* never matches */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	st->threaded = cpus > 1 && !r->opts.no_threads;
-	unsigned nb = st->threaded ? NBATCH : 1;
-	for (unsigned i = 0; i < nb; i++)
-		if (!(st->b[i].buf = malloc(BATCH_BYTES)))
-			return -ENOMEM;
+	st->may_thread = cpus > 1 && !r->opts.no_threads;
+	if (!(st->b[0].buf = malloc(BATCH_BYTES)))
+		return -ENOMEM;
 	st->cur = &st->b[0];
-	if (st->threaded) {
-		pthread_mutex_init(&st->mu, NULL);
-		pthread_cond_init(&st->cv, NULL);
-		if (pthread_create(&st->th, NULL, stage2, r)) {
-			pthread_mutex_destroy(&st->mu);
-			pthread_cond_destroy(&st->cv);
-			st->threaded = false;
-		} else {
-			st->started = true;
-		}
-	}
 	return 0;
 }
 
@@ -591,6 +616,7 @@ int pa_stream_finish(struct pa_report *r)
 	if (!st)
 		return 0;
 	int ret = 0;
+	st->may_thread = false; /* the sums flushed here are no reason to start one */
 	for (size_t i = 0; i < SAMPLE_SLOTS; i++)
 		if ((ret = flush_sample_slot(r, &st->samples_cache[i])))
 			break;
