@@ -81,7 +81,8 @@ struct cg_state {
 	uint8_t *parent_hit, *ignore_hit; /* per loc: 0 unknown, 1 match, 2 no */
 	uint32_t *cursor, *he_cache;
 	size_t cap_cursor;
-	struct memo *memo; /* per loc: its chain entry for the last context */
+	struct memo *memo;      /* per loc: its chain entry for the last context */
+	struct memo *self_memo; /* per loc: its sample (self) entry, likewise */
 };
 
 /* The children entry a chain location led to, and the sample context it
@@ -418,8 +419,17 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	if (!tmp.comm || (parent && !tmp.parent))
 		return -ENOMEM;
 	uint32_t self;
-	if (findnew_entry(r, c, &tmp, true, &self))
+	int32_t tid = pa_thread_tid(tmp.thread);
+	/* the sample's own location: remembered apart from chain entries
+	 * (another key: the resolved address, not the raw ip) */
+	struct memo *so = refiltered ? NULL : &c->self_memo[b->loc];
+	if (so && so->entry && so->comm == tmp.comm && so->tid == tid && so->cpu == tmp.cpu &&
+	    so->parent == tmp.parent && so->evsel == tmp.evsel)
+		self = so->entry - 1;
+	else if (findnew_entry(r, c, &tmp, true, &self))
 		return -ENOMEM;
+	if (so)
+		*so = (struct memo){tmp.comm, tmp.parent, tid, tmp.cpu, tmp.evsel, self + 1};
 	struct cg_entry *e = &c->e[self];
 	e->period += b->period;
 	e->count += b->count;
@@ -441,7 +451,6 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	size_t nr_cache = 0;
 	c->he_cache[nr_cache++] = self;
 	char level = root->level;
-	int32_t tid = pa_thread_tid(tmp.thread);
 	for (size_t i = 0; i < nc; i++) {
 		const struct loc *l = &r->locs[c->cursor[i]];
 		bent[i + 1] = UINT32_MAX;
@@ -548,13 +557,15 @@ int pa_cg_build(struct pa_report *r)
 	c->bent_off = calloc(r->nr_buckets + 1, sizeof(*c->bent_off));
 	c->parent_hit = calloc(r->nr_locs + 1, 1);
 	c->ignore_hit = calloc(r->nr_locs + 1, 1);
-	size_t memo_bytes = r->cg.children ? (r->nr_locs + 1) * sizeof(*c->memo) : 0;
-	if (memo_bytes && pa_report_mem_check(r, memo_bytes))
+	size_t self_bytes = (r->nr_locs + 1) * sizeof(*c->memo);
+	size_t memo_bytes = r->cg.children ? self_bytes : 0;
+	if (pa_report_mem_check(r, memo_bytes + self_bytes))
 		return -PA_ERR_LIMIT;
 	c->memo = memo_bytes ? calloc(1, memo_bytes) : NULL;
-	pa_report_mem_grew(r, 0, c->memo ? memo_bytes : 0);
+	c->self_memo = calloc(1, self_bytes);
+	pa_report_mem_grew(r, 0, (c->memo ? memo_bytes : 0) + (c->self_memo ? self_bytes : 0));
 	if (!c->cc_total || !c->cc_total_nf || !c->dso_canon || !c->bcur || !c->bent_off ||
-	    !c->parent_hit || !c->ignore_hit || (r->cg.children && !c->memo))
+	    !c->parent_hit || !c->ignore_hit || (r->cg.children && !c->memo) || !c->self_memo)
 		return -ENOMEM;
 	c->nr_evsels = ne;
 	for (unsigned i = 0; i < nd; i++) {
@@ -572,10 +583,11 @@ int pa_cg_build(struct pa_report *r)
 			return -ENOMEM;
 	free(c->parent_hit);
 	free(c->ignore_hit);
-	pa_report_mem_grew(r, c->memo ? memo_bytes : 0, 0);
+	pa_report_mem_grew(r, (c->memo ? memo_bytes : 0) + self_bytes, 0);
 	free(c->memo);
+	free(c->self_memo);
 	c->parent_hit = c->ignore_hit = NULL;
-	c->memo = NULL;
+	c->memo = c->self_memo = NULL;
 	return index_refs(r, c);
 }
 
@@ -603,6 +615,7 @@ void pa_cg_free(struct pa_report *r)
 	free(c->parent_hit);
 	free(c->ignore_hit);
 	free(c->memo);
+	free(c->self_memo);
 	free(c->cursor);
 	free(c->he_cache);
 	free(c);
@@ -1385,11 +1398,14 @@ static int print_any(struct printer *pr, uint64_t total, uint64_t parent)
 /* With an absolute threshold (graph, flat, folded) no node of an entry's
  * graph holds more than all its chains together: when they stay under it,
  * nothing would print. Most rows of a large profile are like that. */
-static bool nothing_over(const struct pa_report *r, const struct cg_state *c, uint32_t lo,
-                         uint32_t hi, uint64_t min_hit)
+static bool nothing_over(const struct pa_report *r, const struct cg_state *c,
+                         const struct cg_entry *e, uint32_t lo, uint32_t hi, uint64_t min_hit)
 {
 	if (r->cg.mode == CG_FRACTAL || !min_hit)
 		return false;
+	/* the chains' periods are a part of the entry's accumulated one */
+	if (e->acc_period < min_hit)
+		return true;
 	uint64_t sum = 0;
 	for (uint32_t k = lo; k < hi && sum < min_hit; k++)
 		sum += r->buckets[c->refs[k].bucket].period;
@@ -1406,7 +1422,7 @@ int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
 	uint32_t lo = c->ref_off[ei], hi = c->ref_off[ei + 1];
 	uint64_t cc_total = pa_cg_callchain_total(r, e->evsel, r->opts.relative);
 	uint64_t min_hit = (uint64_t)((double)cc_total * (r->cg.min_percent / 100.0));
-	if (nothing_over(r, c, lo, hi, min_hit))
+	if (nothing_over(r, c, e, lo, hi, min_hit))
 		return 0;
 	struct ch *chs = malloc((hi - lo + 1) * sizeof(*chs));
 	if (!chs)
