@@ -1250,6 +1250,8 @@ static void chunk_delivered(struct qchunk *c, size_t k, struct qchunk **dead)
 	}
 }
 
+#define QEV_AHEAD 6 /* queued events fetched ahead of delivery */
+
 static int deliver_batch(struct pa_session *s, struct qev *const *v, size_t n,
 			 struct qchunk **dead)
 {
@@ -1259,6 +1261,13 @@ static int deliver_batch(struct pa_session *s, struct qev *const *v, size_t n,
 	struct pa_event ev = {0};
 	for (size_t i = 0; i < n && !r; i++) {
 		const struct qev *q = v[i];
+		if (i + QEV_AHEAD < n) {
+			/* written by the reader on the other CPU: fetch ahead */
+			const char *p = (const char *)v[i + QEV_AHEAD];
+			__builtin_prefetch(p);
+			__builtin_prefetch(p + 64);
+			__builtin_prefetch(p + 128);
+		}
 		r = deliver_queued(s, q, &ev);
 		if (q->chunk != run) {
 			chunk_delivered(run, k, dead);
