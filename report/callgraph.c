@@ -76,7 +76,8 @@ struct cg_state {
 	size_t nr_bent, cap_bent;
 	uint32_t *bent_off; /* by bucket */
 	uint32_t *ref_off;  /* by entry: refs in [ref_off[e], ref_off[e + 1]) */
-	struct cref *refs;
+	struct cref *refs;  /* of the entries pa_cg_index_refs was given */
+	size_t nr_refs_indexed;
 
 	uint8_t *parent_hit, *ignore_hit; /* per loc: 0 unknown, 1 match, 2 no */
 	uint32_t *cursor, *he_cache;
@@ -498,34 +499,67 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	return 0;
 }
 
-/* Entries -> their cursor references, grouped by entry. */
-static int index_refs(struct pa_report *r, struct cg_state *c)
+/* The graph threshold of an entry's event, as an absolute period. */
+static uint64_t entry_min_hit(const struct pa_report *r, const struct cg_entry *e)
 {
+	uint64_t cc_total = pa_cg_callchain_total(r, e->evsel, r->opts.relative);
+	return (uint64_t)((double)cc_total * (r->cg.min_percent / 100.0));
+}
+
+/* Whether an entry's graph may print anything: with an absolute threshold
+ * (graph, flat, folded) no node holds more than all its chains, whose
+ * periods are a part of the entry's accumulated one. */
+static bool may_print_graph(const struct pa_report *r, const struct cg_entry *e)
+{
+	if (!e->nr_refs || r->cg.mode == CG_NONE)
+		return false;
+	uint64_t min_hit = entry_min_hit(r, e);
+	return r->cg.mode == CG_FRACTAL || !min_hit || e->acc_period >= min_hit;
+}
+
+int pa_cg_index_refs(struct pa_report *r, const struct cg_entry *const *es, size_t n)
+{
+	struct cg_state *c = r->cgs;
+	free(c->ref_off);
+	pa_report_mem_grew(r, c->nr_refs_indexed * sizeof(*c->refs), 0);
+	free(c->refs);
+	c->refs = NULL;
+	c->nr_refs_indexed = 0;
 	c->ref_off = calloc(c->nr + 1, sizeof(*c->ref_off));
-	if (!c->ref_off)
+	uint8_t *want = calloc(c->nr + 1, 1);
+	if (!c->ref_off || !want) {
+		free(want);
 		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (es[i] && may_print_graph(r, es[i]))
+			want[es[i] - c->e] = 1;
 	size_t total = 0;
 	for (size_t i = 0; i < c->nr; i++) {
 		c->ref_off[i] = (uint32_t)total;
-		total += c->e[i].nr_refs;
+		total += want[i] ? c->e[i].nr_refs : 0;
 	}
 	c->ref_off[c->nr] = (uint32_t)total;
-	if (pa_report_mem_check(r, (total + 1) * sizeof(*c->refs)))
+	if (pa_report_mem_check(r, (total + 1) * sizeof(*c->refs))) {
+		free(want);
 		return -PA_ERR_LIMIT;
-	pa_report_mem_grew(r, 0, (total + 1) * sizeof(*c->refs));
+	}
 	c->refs = malloc((total + 1) * sizeof(*c->refs));
 	uint32_t *fill = calloc(c->nr + 1, sizeof(*fill));
 	if (!c->refs || !fill) {
+		free(want);
 		free(fill);
 		return -ENOMEM;
 	}
+	pa_report_mem_grew(r, 0, (total + 1) * sizeof(*c->refs));
+	c->nr_refs_indexed = total + 1;
 	size_t nb = r->nr_buckets;
-	for (size_t bi = 0; bi < nb; bi++) {
+	for (size_t bi = 0; bi < nb && total; bi++) {
 		uint32_t off = c->bent_off[bi];
 		uint32_t end = bi + 1 < nb ? c->bent_off[bi + 1] : (uint32_t)c->nr_bent;
 		for (uint32_t k = off; k < end; k++) {
 			uint32_t ei = c->bent[k];
-			if (ei == UINT32_MAX)
+			if (ei == UINT32_MAX || !want[ei])
 				continue;
 			/* position 0: the self entry's whole cursor */
 			uint32_t pos = k == off ? 0 : k - off - 1;
@@ -533,10 +567,7 @@ static int index_refs(struct pa_report *r, struct cg_state *c)
 		}
 	}
 	free(fill);
-	free(c->bent);
-	c->bent = NULL;
-	free(c->bent_off);
-	c->bent_off = NULL;
+	free(want);
 	return 0;
 }
 
@@ -588,7 +619,7 @@ int pa_cg_build(struct pa_report *r)
 	free(c->self_memo);
 	c->parent_hit = c->ignore_hit = NULL;
 	c->memo = c->self_memo = NULL;
-	return index_refs(r, c);
+	return 0;
 }
 
 void pa_cg_free(struct pa_report *r)
@@ -1398,14 +1429,11 @@ static int print_any(struct printer *pr, uint64_t total, uint64_t parent)
 /* With an absolute threshold (graph, flat, folded) no node of an entry's
  * graph holds more than all its chains together: when they stay under it,
  * nothing would print. Most rows of a large profile are like that. */
-static bool nothing_over(const struct pa_report *r, const struct cg_state *c,
-                         const struct cg_entry *e, uint32_t lo, uint32_t hi, uint64_t min_hit)
+static bool nothing_over(const struct pa_report *r, const struct cg_state *c, uint32_t lo,
+                         uint32_t hi, uint64_t min_hit)
 {
 	if (r->cg.mode == CG_FRACTAL || !min_hit)
 		return false;
-	/* the chains' periods are a part of the entry's accumulated one */
-	if (e->acc_period < min_hit)
-		return true;
 	uint64_t sum = 0;
 	for (uint32_t k = lo; k < hi && sum < min_hit; k++)
 		sum += r->buckets[c->refs[k].bucket].period;
@@ -1419,10 +1447,11 @@ int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
 	if (!c || !e->nr_refs || r->cg.mode == CG_NONE)
 		return 0;
 	size_t ei = (size_t)(e - c->e);
+	if (!c->ref_off || !may_print_graph(r, e))
+		return 0;
 	uint32_t lo = c->ref_off[ei], hi = c->ref_off[ei + 1];
-	uint64_t cc_total = pa_cg_callchain_total(r, e->evsel, r->opts.relative);
-	uint64_t min_hit = (uint64_t)((double)cc_total * (r->cg.min_percent / 100.0));
-	if (nothing_over(r, c, e, lo, hi, min_hit))
+	uint64_t min_hit = entry_min_hit(r, e);
+	if (nothing_over(r, c, lo, hi, min_hit))
 		return 0;
 	struct ch *chs = malloc((hi - lo + 1) * sizeof(*chs));
 	if (!chs)

@@ -267,6 +267,10 @@ struct cg_entry *pa_cg_entry(const struct pa_report *r, size_t i);
 /* Total period of an evsel's samples with call-graph entries (perf's
  * hists->callchain_period), for the graph threshold. */
 uint64_t pa_cg_callchain_total(const struct pa_report *r, unsigned evsel, bool non_filtered);
+/* Group the call chains of the entries about to be printed by entry, for
+ * pa_cg_print_chain (only those whose graph may print something; the
+ * others print none). */
+int pa_cg_index_refs(struct pa_report *r, const struct cg_entry *const *es, size_t n);
 /* Print the call graph of an entry, perf's stdio layout. */
 int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
 		      uint64_t total_period, uint64_t parent_period);

@@ -262,6 +262,32 @@ static int dir_output(void *ctx, uint32_t n, uint32_t e)
 	return perf_sort(cs, &cs->rows[n], &cs->rows[e]) > 0 ? -1 : 1;
 }
 
+/* Whether perf's collapse comparator orders these rows (is transitive).
+ * Only the symbol key can fail to: unresolved addresses compare by their
+ * signed difference (no order when they lie 2^63 or more apart), and with
+ * another DSO by DSO name first, so without the DSO key before it an
+ * address and a symbol of other DSOs can go round in a cycle. */
+static bool collapse_is_order(const struct pa_report *r, const struct row *rows, size_t n)
+{
+	bool dso_seen = false;
+	for (unsigned k = 0; k < r->nr_keys; k++) {
+		if (r->keys[k] == K_DSO)
+			dso_seen = true;
+		if (r->keys[k] != K_SYM)
+			continue;
+		if (!dso_seen)
+			return false;
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!rows[i].sym) {
+				lo = rows[i].addr < lo ? rows[i].addr : lo;
+				hi = rows[i].addr > hi ? rows[i].addr : hi;
+			}
+		return lo > hi || hi - lo < (UINT64_C(1) << 63);
+	}
+	return true;
+}
+
 /* rows[0, n) in creation order -> out, in perf's output order; rows that
  * hide (filtered) take part and are left out. Returns the count. */
 static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
@@ -291,15 +317,21 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
 		else
 			pa_rb_insert(&a, i, dir_collapse, &cs);
 	}
-	for (uint32_t i = pa_rb_first(&a); i != PA_RB_NIL; i = pa_rb_next(&a, i)) {
-		if (merge)
-			insert_merging(&b, rows, i, &cs, nr_members);
-		else
+	/* the collapsed tree, fed the first one's order, gives it back when
+	 * the comparator is an order and no rows join there */
+	struct pa_rb *collapsed = &a;
+	if (n_in != n || !collapse_is_order(r, rows, n)) {
+		for (uint32_t i = pa_rb_first(&a); i != PA_RB_NIL; i = pa_rb_next(&a, i)) {
+			if (merge)
+				insert_merging(&b, rows, i, &cs, nr_members);
+			else
+				pa_rb_insert(&b, i, dir_collapse, &cs);
+		}
+		for (uint32_t i = (uint32_t)n_in; i < n; i++)
 			pa_rb_insert(&b, i, dir_collapse, &cs);
+		collapsed = &b;
 	}
-	for (uint32_t i = (uint32_t)n_in; i < n; i++)
-		pa_rb_insert(&b, i, dir_collapse, &cs);
-	for (uint32_t i = pa_rb_first(&b); i != PA_RB_NIL; i = pa_rb_next(&b, i)) {
+	for (uint32_t i = pa_rb_first(collapsed); i != PA_RB_NIL; i = pa_rb_next(collapsed, i)) {
 		if (rows[i].merged)
 			continue;
 		if (merge) {
@@ -891,6 +923,18 @@ static int mark_late_srclines(struct pa_report *r, struct row *rows, size_t nr, 
 	return 0;
 }
 
+static int index_printed_refs(struct pa_report *r, const struct row *rows, size_t nr)
+{
+	const struct cg_entry **es = malloc((nr + 1) * sizeof(*es));
+	if (!es)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++)
+		es[i] = rows[i].e;
+	int ret = pa_cg_index_refs(r, es, nr);
+	free(es);
+	return ret;
+}
+
 static int print_group(struct pa_report *r, FILE *out, const struct group *g, const bool *elide)
 {
 	size_t nr;
@@ -938,6 +982,11 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		if (!elide[c])
 			last = c;
 	bool children = r->cgs && r->cg.children;
+	if (r->cgs && index_printed_refs(r, rows, nr)) {
+		free(vals);
+		free(rows);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t v = children ? rows[i].acc_period : rows[i].period;
 		double pct = totals[0] ? 100.0 * (double)v / (double)totals[0] : 0;
@@ -1035,7 +1084,8 @@ int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err)
 		if (!samples && ng > 1)
 			continue;
 		if (print_group(r, out, &gs[i], elide))
-			return pa_err_set(err, -ENOMEM, "out of memory");
+			return r->limit_hit ? pa_report_limit_error(r, err)
+			                    : pa_err_set(err, -ENOMEM, "out of memory");
 	}
 	/* perf frames a random tip here; the frame without the tip */
 	if (!r->opts.quiet)
