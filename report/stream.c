@@ -495,7 +495,7 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	st->nr_samples++;
 	const char *comm = pa_thread_comm(t);
 	struct sample_slot *ss = NULL;
-	struct sample_key key;
+	struct sample_key key = {0};
 	uint64_t h = 0;
 	if (sample_cacheable(unwind, nr)) {
 		key = (struct sample_key){
