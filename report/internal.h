@@ -213,6 +213,8 @@ const char *pa_report_srcline(struct pa_report *r, const struct loc *l);
 /* stack.c */
 /* The trie node of a chain of frame locs given leaf first (stream thread). */
 int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint32_t *node);
+/* The trie node below parent for loc (made when new). */
+int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t *out);
 /* The raw chain of a stack node, leaf first (perf's callee order). Returns
  * the number of frames written to r->frames (grown as needed), or -ENOMEM. */
 int pa_stack_frames(struct pa_report *r, uint32_t node);

@@ -48,7 +48,7 @@ static int snode_table_grow(struct pa_report *r)
 	return 0;
 }
 
-static int snode_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t *out)
+int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t *out)
 {
 	if (!r->nr_snodes) {
 		/* node 0: the empty stack */
@@ -75,7 +75,7 @@ static int snode_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint3
 		if (!p)
 			return -ENOMEM;
 		pa_report_mem_grew(r, r->cap_snodes * sizeof(*r->snodes),
-				   2 * r->cap_snodes * sizeof(*r->snodes));
+		                   2 * r->cap_snodes * sizeof(*r->snodes));
 		r->snodes = p;
 		r->cap_snodes *= 2;
 	}
@@ -105,7 +105,7 @@ int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint3
 {
 	uint32_t cur = 0;
 	while (n--)
-		if (snode_child(r, cur, frames[n], &cur))
+		if (pa_stack_child(r, cur, frames[n], &cur))
 			return -ENOMEM;
 	*node = cur;
 	return 0;

@@ -43,6 +43,8 @@
 #define FRAME_SLOTS  16384
 #define KEY_SLOTS    16384
 #define KEY_MAX      24
+#define MEMO_SLOTS   64  /* threads whose last chain is remembered */
+#define MEMO_DEPTH   128 /* ... from the outermost caller */
 #define SAMPLE_SLOTS 16384
 #define SAMPLE_RAW   5 /* call-chain entries a cached sample may have */
 
@@ -77,6 +79,26 @@ struct sample_slot {
 } __attribute__((aligned(64)));
 _Static_assert(sizeof(struct sample_slot) == 128, "a sample slot is two cache lines");
 
+/* A thread's last raw call chain and its locs, root first: the next
+ * sample of the thread mostly shares the outer part (stage 1). */
+struct chain_memo {
+	const void *thread; /* NULL: nothing held */
+	uint64_t gen;
+	uint32_t nr;
+	uint64_t raw[MEMO_DEPTH];
+	uint32_t loc[MEMO_DEPTH];
+	uint8_t mode[MEMO_DEPTH]; /* the cpumode raw[k] was resolved in */
+};
+
+/* The path a thread's last record took down the stack trie, root first
+ * (stage 2). */
+struct path_memo {
+	const void *thread;
+	uint32_t n;
+	uint32_t loc[MEMO_DEPTH];
+	uint32_t node[MEMO_DEPTH]; /* the node after loc[0..k] */
+};
+
 /* (thread, cpumode, ip) -> loc while no address space changed. */
 struct frame_slot {
 	uint64_t ip, generation;
@@ -105,6 +127,7 @@ struct batch {
 struct pa_stream {
 	/* stage 1 */
 	struct sample_slot *samples_cache;
+	struct chain_memo *chain_memo;
 	struct frame_slot *frames_cache;
 	struct batch *cur;
 	uint32_t *tmp;
@@ -117,6 +140,7 @@ struct pa_stream {
 
 	/* stage 2 */
 	struct key_slot *keys;
+	struct path_memo *path_memo;
 
 	/* the hand-over: stage 2 gets a thread of its own once records come
 	 * often enough to pay for it (see stage2_busy) */
@@ -155,6 +179,37 @@ static void flush_slot(struct pa_report *r, struct key_slot *ks)
 	}
 }
 
+static struct path_memo *path_memo_of(struct pa_stream *st, const void *thread)
+{
+	return &st->path_memo[pa_hash64((uint64_t)(uintptr_t)thread) & (MEMO_SLOTS - 1)];
+}
+
+/* The trie node of frames (leaf first), going down the path of the
+ * thread's last record as far as the two agree from the root. */
+static int stack_insert(struct pa_report *r, const void *thread, const uint32_t *fr, uint32_t n,
+                        uint32_t *out)
+{
+	struct path_memo *pm = path_memo_of(r->stream, thread);
+	uint32_t k = 0, cur = 0;
+	if (pm->thread == thread)
+		for (; k < n && k < pm->n && fr[n - 1 - k] == pm->loc[k]; k++)
+			cur = pm->node[k];
+	pm->thread = thread;
+	for (; k < n; k++) {
+		if (pa_stack_child(r, cur, fr[n - 1 - k], &cur)) {
+			pm->thread = NULL;
+			return -ENOMEM;
+		}
+		if (k < MEMO_DEPTH) {
+			pm->loc[k] = fr[n - 1 - k];
+			pm->node[k] = cur;
+		}
+	}
+	pm->n = n < MEMO_DEPTH ? n : MEMO_DEPTH;
+	*out = cur;
+	return 0;
+}
+
 static int consume(struct pa_report *r, const struct rec *rc)
 {
 	struct pa_stream *st = r->stream;
@@ -174,7 +229,7 @@ static int consume(struct pa_report *r, const struct rec *rc)
 		flush_slot(r, ks);
 	}
 	uint32_t stack = 0, bucket;
-	if (rc->n && pa_stack_insert(r, fr, rc->n, &stack))
+	if (rc->n && stack_insert(r, rc->thread, fr, rc->n, &stack))
 		return -ENOMEM;
 	if (pa_report_add_to_bucket(r, rc->evsel, rc->thread, rc->comm, rc->kcpu, rc->sloc, stack,
 	                            rc->filtered, rc->period, rc->count, &bucket))
@@ -335,6 +390,65 @@ static int sample_loc(struct pa_report *r, struct pa_session *s, struct pa_threa
 		return -ENOMEM;
 	*fs = (struct frame_slot){
 	    .ip = ip, .generation = gen, .thread = t, .cpumode = mode, .loc = *out};
+	return 0;
+}
+
+/* The frame locs of a raw call chain (leaf first), cpumode switching at
+ * the PERF_CONTEXT_* markers; an entry equal to the one at the same
+ * distance from the root in the thread's last chain (same cpumode, same
+ * address spaces) takes its loc. *corrupt: a marker perf does not know,
+ * which empties the chain. */
+static int chain_locs(struct pa_report *r, struct pa_session *s, struct pa_thread *t,
+                      const uint64_t *chain, uint64_t nr, uint64_t gen, uint32_t *fr,
+                      uint32_t *n_out, bool *corrupt)
+{
+	struct pa_stream *st = r->stream;
+	struct chain_memo *cm =
+	    &st->chain_memo[pa_hash64((uint64_t)(uintptr_t)t) & (MEMO_SLOTS - 1)];
+	uint32_t old_nr = cm->thread == t && cm->gen == gen ? cm->nr : 0;
+	uint32_t cpumode = PA_MISC_USER, n = 0;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t ip = chain[i];
+		uint64_t k = nr - 1 - i; /* from the root */
+		if (ip >= PA_CONTEXT_MAX) {
+			if (ip == PA_CONTEXT_HV) {
+				cpumode = PA_MISC_HYPERVISOR;
+			} else if (ip == PA_CONTEXT_KERNEL) {
+				cpumode = PA_MISC_KERNEL;
+			} else if (ip == PA_CONTEXT_USER) {
+				cpumode = PA_MISC_USER;
+			} else {
+				/* perf: "corrupted callchain", all of it discarded */
+				cm->thread = NULL;
+				*corrupt = true;
+				*n_out = 0;
+				return 0;
+			}
+			if (k < MEMO_DEPTH) {
+				cm->raw[k] = ip;
+				cm->mode[k] = UINT8_MAX;
+			}
+			continue;
+		}
+		if (k < old_nr && cm->raw[k] == ip && cm->mode[k] == cpumode) {
+			fr[n++] = cm->loc[k];
+			continue;
+		}
+		if (frame_loc(r, s, t, cpumode, ip, gen, &fr[n])) {
+			cm->thread = NULL;
+			return -ENOMEM;
+		}
+		if (k < MEMO_DEPTH) {
+			cm->raw[k] = ip;
+			cm->mode[k] = (uint8_t)cpumode;
+			cm->loc[k] = fr[n];
+		}
+		n++;
+	}
+	cm->thread = t;
+	cm->gen = gen;
+	cm->nr = nr < MEMO_DEPTH ? (uint32_t)nr : MEMO_DEPTH;
+	*n_out = n;
 	return 0;
 }
 
@@ -536,29 +650,10 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	                   .count = 1};
 	if (sample_loc(r, s, t, ev, al, gen, &rc->sloc))
 		return -ENOMEM;
-	const uint64_t *chain = ev->sample.callchain;
-	uint32_t cpumode = PA_MISC_USER, n = 0;
+	uint32_t n = 0;
 	bool corrupt = false;
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t ip = chain[i];
-		if (ip >= PA_CONTEXT_MAX) {
-			if (ip == PA_CONTEXT_HV) {
-				cpumode = PA_MISC_HYPERVISOR;
-			} else if (ip == PA_CONTEXT_KERNEL) {
-				cpumode = PA_MISC_KERNEL;
-			} else if (ip == PA_CONTEXT_USER) {
-				cpumode = PA_MISC_USER;
-			} else {
-				/* perf: "corrupted callchain", all of it discarded */
-				n = 0;
-				corrupt = true;
-				break;
-			}
-			continue;
-		}
-		if (frame_loc(r, s, t, cpumode, ip, gen, &fr[n++]))
-			return -ENOMEM;
-	}
+	if (chain_locs(r, s, t, ev->sample.callchain, nr, gen, fr, &n, &corrupt))
+		return -ENOMEM;
 	/* perf's cursor: at most --max-stack entries of the recorded chain,
 	 * from the leaf in callee order, from the outermost caller in caller
 	 * order (the later cut of the whole chain then changes nothing) */
@@ -598,7 +693,10 @@ int pa_stream_start(struct pa_report *r)
 		memset(st->samples_cache, 0, SAMPLE_SLOTS * sizeof(*st->samples_cache));
 	st->frames_cache = calloc(FRAME_SLOTS, sizeof(*st->frames_cache));
 	st->keys = calloc(KEY_SLOTS, sizeof(*st->keys));
-	if (!st->samples_cache || !st->frames_cache || !st->keys)
+	st->chain_memo = calloc(MEMO_SLOTS, sizeof(*st->chain_memo));
+	st->path_memo = calloc(MEMO_SLOTS, sizeof(*st->path_memo));
+	if (!st->samples_cache || !st->frames_cache || !st->keys || !st->chain_memo ||
+	    !st->path_memo)
 		return -ENOMEM;
 	for (size_t i = 0; i < KEY_SLOTS; i++)
 		st->keys[i].n = UINT16_MAX; /* never matches */
@@ -665,6 +763,8 @@ void pa_stream_free(struct pa_report *r)
 	free(st->samples_cache);
 	free(st->frames_cache);
 	free(st->keys);
+	free(st->chain_memo);
+	free(st->path_memo);
 	free(st->tmp);
 	pa_unwind_free(st->unwind);
 	free(st->uips);

@@ -81,7 +81,8 @@ grep -q "^# Samples: 64 " got || fail "sample count: $(grep '^# Samples' got)"
 # Many distinct stacks, each sampled twice in a row and again in later
 # rounds, more of them than pa's cache of recent samples has slots: the
 # sums it keeps for a stack must reach the report when another stack takes
-# the slot. Halfway, an mmap changes where the same addresses resolve.
+# the slot. Halfway, an mmap changes where the same addresses resolve,
+# between two samples of the same stack.
 cat >many.py <<'PY'
 import struct, sys
 ST = 0x1 | 0x2 | 0x4 | 0x80 | 0x100 | 0x20  # IP TID TIME CPU PERIOD CALLCHAIN
@@ -98,7 +99,9 @@ for rnd in range(3):
         fn = b"/nonexistent/libmany.so"
         body = struct.pack("<IIQQQ", 200, 200, 0x400000, 0x100000, 0) + fn + b"\0" * (8 - len(fn) % 8)
         b += rec(1, 2, body)
-    for k in range(20000):
+    # every other round backwards: a round starts with the stack the one
+    # before ended with, across the mmap too
+    for k in (range(20000) if rnd % 2 == 0 else reversed(range(20000))):
         ip = 0x400000 + (k % 8) * 16
         chain = [2**64 - 512, ip, 0x480000 + (k // 8) * 16]
         for twice in range(2):
