@@ -179,7 +179,6 @@ static int perf_key_cmp(int k, const struct row *l, const struct row *r)
 struct cg_sort {
 	const struct pa_report *r;
 	const struct row *rows;
-	bool has_sym;
 	unsigned nr_members;
 };
 
@@ -228,7 +227,7 @@ static int perf_sort(const struct cg_sort *cs, const struct row *a, const struct
 		if (a->acc_period != b->acc_period)
 			return a->acc_period > b->acc_period ? 1 : -1;
 		/* "put caller above callee when they have equal period" */
-		if (a->thread == b->thread && cs->has_sym) {
+		if (a->thread == b->thread) {
 			int64_t d = (int64_t)b->max_depth - (int64_t)a->max_depth;
 			if (r->cg.caller)
 				d = -d;
@@ -309,8 +308,6 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
 		return -ENOMEM;
 	}
 	struct cg_sort cs = {.r = r, .rows = rows, .nr_members = nr_members};
-	for (unsigned i = 0; i < r->nr_keys; i++)
-		cs.has_sym |= r->keys[i] == K_SYM;
 	for (uint32_t i = 0; i < n_in; i++) {
 		if (merge)
 			insert_merging(&a, rows, i, &cs, nr_members);

@@ -179,6 +179,8 @@ optsets=(
 	"--no-children --sort sym"
 	"--sort pid"
 	"--sort comm"
+	"--sort comm,dso"
+	"-g callee --sort dso"
 	"--comms burn,mt"
 	"--dsos libc.so.6"
 	"-g none"
