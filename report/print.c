@@ -602,7 +602,8 @@ static int put_left(char *buf, size_t size, const char *s, int width, int max)
 	return (int)w;
 }
 
-/* "%*.2f%%" of x, field width - 1. printf rounds the exact binary value;
+/* perf's " %*.2f%%" of x in a cell of width (one space even when the number
+ * is wider than width - 2). printf rounds the exact binary value;
  * away from a tie (checked with room for x * 100's own rounding) rounding
  * the product gives the same digits. */
 static int put_pct(char *buf, size_t size, int width, double x)
@@ -622,7 +623,9 @@ static int put_pct(char *buf, size_t size, int width, double x)
 			do
 				d[--n] = (char)('0' + ip % 10);
 			while ((ip /= 10) && n > 0);
-			int len = (int)sizeof(d) - n, pad = width - 1 > len ? width - 1 - len : 0;
+			/* perf's " %*.2f%%" in width - 2: one space even when
+			 * the number is wider */
+			int len = (int)sizeof(d) - n, pad = 1 + (width - 2 > len ? width - 2 - len : 0);
 			if ((size_t)(pad + len + 2) <= size) {
 				memset(buf, ' ', (size_t)pad);
 				memcpy(buf + pad, d + n, (size_t)len);
@@ -632,7 +635,7 @@ static int put_pct(char *buf, size_t size, int width, double x)
 			}
 		}
 	}
-	return snprintf(buf, size, "%*.2f%%", width - 1, x);
+	return snprintf(buf, size, " %*.2f%%", width - 2, x);
 }
 
 /* "[l] %-#*.16" PRIx64: an unresolved address, left-justified in pad. */
@@ -834,13 +837,23 @@ static size_t format_values(char *buf, size_t size, int k, const struct row *w, 
 /* (one name per call site: each has its own buffer) */
 #define evsel_name(ev) ((ev) ? pa_evsel_name((ev), (char[128]){0}, 128) : "unknown")
 
-static void print_section_header(struct pa_report *r, FILE *out, const struct group *g)
+/* With --percentage relative, perf counts only the rows that are shown
+ * (its non-filtered samples and period): rows, nr. */
+static void print_section_header(struct pa_report *r, FILE *out, const struct group *g,
+                                 const struct row *rows, size_t nr)
 {
 	struct pa_file *f = pa_session_file(r->session);
 	uint64_t samples = 0, period = 0;
 	for (unsigned m = 0; m < g->nr; m++) {
-		samples += r->total_samples[g->first + m];
-		period += r->total_period[g->first + m];
+		if (!r->opts.relative) {
+			samples += r->total_samples[g->first + m];
+			period += r->total_period[g->first + m];
+			continue;
+		}
+		for (size_t i = 0; i < nr; i++) {
+			period += rows[i].vals[2 * m];
+			samples += rows[i].vals[2 * m + 1];
+		}
 	}
 	char unit;
 	unsigned long ns = convert_unit((unsigned long)samples, &unit);
@@ -971,7 +984,7 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		    width[c] < UNRESOLVED_WIDTH)
 			width[c] = UNRESOLVED_WIDTH;
 	if (!r->opts.quiet) {
-		print_section_header(r, out, g);
+		print_section_header(r, out, g, rows, nr);
 		print_column_header(r, out, width, elide);
 	}
 	unsigned last = 0;

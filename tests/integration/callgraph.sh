@@ -183,6 +183,8 @@ optsets=(
 	"-g callee --sort dso"
 	"--comms burn,mt"
 	"--dsos libc.so.6"
+	"--percentage relative --dsos libc.so.6"
+	"--percentage relative --no-children --comms burn,mt"
 	"-g none"
 	"--no-children -g folded,0 --percent-limit 1"
 	"-n"
