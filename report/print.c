@@ -180,7 +180,24 @@ struct cg_sort {
 	const struct pa_report *r;
 	const struct row *rows;
 	unsigned nr_members;
+	bool elided[8]; /* by key: perf's output sort skips elided columns */
 };
+
+static void compute_elide(const struct pa_report *r, bool *elide);
+
+/* Which sort keys perf's output sort (hist_entry__sort) skips: those
+ * whose column is elided (a filter with one value, e.g. --comms head). */
+static void elided_keys(const struct pa_report *r, bool *elided)
+{
+	bool elide[16];
+	compute_elide(r, elide);
+	for (unsigned i = 0; i < r->nr_keys; i++) {
+		elided[i] = false;
+		for (unsigned c = 0; c < r->nr_cols; c++)
+			if (r->cols[c] == r->keys[i])
+				elided[i] = elide[c];
+	}
+}
 
 /* hists__findnew_entry / hists__collapse_insert_entry: cmp(existing, new)
  * < 0 puts the new entry left; 0: the existing entry has the new one's
@@ -241,6 +258,8 @@ static int perf_sort(const struct cg_sort *cs, const struct row *a, const struct
 			return a->vals[2 * m] > b->vals[2 * m] ? 1 : -1;
 	for (unsigned i = 0; i < r->nr_keys; i++) {
 		int k = r->keys[i], c;
+		if (cs->elided[i])
+			continue;
 		if (k == K_SYM) {
 			if (!a->sym || !b->sym)
 				c = cmp_null(a->sym, b->sym);
@@ -308,6 +327,7 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
 		return -ENOMEM;
 	}
 	struct cg_sort cs = {.r = r, .rows = rows, .nr_members = nr_members};
+	elided_keys(r, cs.elided);
 	for (uint32_t i = 0; i < n_in; i++) {
 		if (merge)
 			insert_merging(&a, rows, i, &cs, nr_members);
@@ -625,7 +645,8 @@ static int put_pct(char *buf, size_t size, int width, double x)
 			while ((ip /= 10) && n > 0);
 			/* perf's " %*.2f%%" in width - 2: one space even when
 			 * the number is wider */
-			int len = (int)sizeof(d) - n, pad = 1 + (width - 2 > len ? width - 2 - len : 0);
+			int len = (int)sizeof(d) - n,
+			    pad = 1 + (width - 2 > len ? width - 2 - len : 0);
 			if ((size_t)(pad + len + 2) <= size) {
 				memset(buf, ' ', (size_t)pad);
 				memcpy(buf + pad, d + n, (size_t)len);

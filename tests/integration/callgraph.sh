@@ -182,6 +182,8 @@ optsets=(
 	"--sort comm,dso"
 	"-g callee --sort dso"
 	"--comms burn,mt"
+	"--comms mt"
+	"--comms mt -g callee"
 	"--dsos libc.so.6"
 	"--percentage relative --dsos libc.so.6"
 	"--percentage relative --no-children --comms burn,mt"
