@@ -110,6 +110,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_BOOL(0, "stdio", &stdio_, "use the stdio interface (the only one)"),
 		OPT_COUNT('q', "quiet", &quiet, "print rows only"),
 		OPT_BOOL('n', "show-nr-samples", &ro.show_nr_samples, "show the number of samples of each row"),
+		OPT_BOOL(0, "show-total-period", &ro.show_total_period, "show the period of each row"),
 		OPT_COUNT('v', "verbose", &verbose, "say why DSOs have no symbols"),
 		OPT_BOOL(0, "children", &children, "accumulate callchains of children (default; --no-children)"),
 		OPT_STRING_OPTARG('g', "call-graph", &callgraph, "mode",

@@ -257,6 +257,8 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 		r->cols[r->nr_cols++] = K_OVERHEAD;
 		if (r->opts.show_nr_samples)
 			r->cols[r->nr_cols++] = K_SAMPLE;
+		if (r->opts.show_total_period)
+			r->cols[r->nr_cols++] = K_PERIOD;
 		ret = parse_keys(r, r->opts.sort ? r->opts.sort : "comm,dso,sym", false, err);
 	}
 	if (!ret && r->opts.parent) {

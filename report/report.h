@@ -118,6 +118,8 @@ struct pa_report_opts {
 	bool no_threads;
 	/* -n: a Samples column after the overhead ones (not with fields) */
 	bool show_nr_samples;
+	/* --show-total-period: a Period column after those */
+	bool show_total_period;
 };
 
 struct pa_report;

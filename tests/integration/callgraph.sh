@@ -190,6 +190,8 @@ optsets=(
 	"-g none"
 	"--no-children -g folded,0 --percent-limit 1"
 	"-n"
+	"-n --show-total-period --no-children"
+	"--show-total-period -g caller"
 	"-n --no-children -g none --sort dso,sym"
 )
 # perf prints "[...] (inlined)" when a bit it never set happens to be 1

@@ -67,6 +67,7 @@ optsets=(
 	"-F overhead,sample,period,comm,dso,sym"
 	"-F sample,sym"
 	"-n --sort dso,sym"
+	"--show-total-period --sort comm,dso"
 	"--cpu 0"
 	"--sort srcline"
 	"--sort dso,srcline"
