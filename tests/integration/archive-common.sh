@@ -9,10 +9,17 @@
 # would. Seed the cache TO with perf record's copy in FROM, as that host has.
 # Whether a recording has a vdso sample at all is chance, so every pack from a
 # fresh cache that is then compared with perf needs this.
+# The cache finds an object by its .build-id link: copy the links too.
 seed_vdso_under_emu() {
-	if [ -n "$PA_EMU" ] && [ -d "$1/[vdso]" ]; then
-		mkdir -p "$2" && cp -a "$1/[vdso]" "$2/"
-	fi
+	[ -n "$PA_EMU" ] && [ -d "$1/[vdso]" ] || return 0
+	mkdir -p "$2" && cp -a "$1/[vdso]" "$2/"
+	local d id
+	for d in "$1/[vdso]"/*/; do
+		id=$(basename "$d")
+		[ -L "$1/.build-id/${id:0:2}/${id:2}" ] || continue
+		mkdir -p "$2/.build-id/${id:0:2}"
+		cp -a "$1/.build-id/${id:0:2}/${id:2}" "$2/.build-id/${id:0:2}/"
+	done
 }
 
 # make_workload DIR: build DIR/spin (skips when there is no C compiler).
