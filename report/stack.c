@@ -183,7 +183,7 @@ static bool mod_is_kernel(const char *mod);
 static bool mod_is_jit(const char *mod);
 static const char *loc_mod(const struct loc *l);
 
-/* One rule for kinds, _[k]/_[j] marks, -U/-K and -d: stackcollapse's,
+/* One rule for kinds (flame graph colours) and the _[k]/_[j] marks: stackcollapse's,
  * by the DSO name perf script prints. */
 static enum pa_frame_kind loc_kind(const struct loc *l)
 {
@@ -203,17 +203,21 @@ static const char *loc_mod(const struct loc *l)
 
 /* stackcollapse-perf.pl's kernel test for _[k]: the module name starts
  * with '[' ([kernel.kallsyms], [ext4], but also [vdso]) or ends in
- * "vmlinux", and is not [unknown]. */
+ * "vmlinux", and is not [unknown]. A sysprof capture's JIT map is not a
+ * kernel module, whatever its brackets. */
 static bool mod_is_kernel(const char *mod)
 {
 	size_t n = strlen(mod);
 	return (mod[0] == '[' || (n >= 7 && !strcmp(mod + n - 7, "vmlinux"))) &&
-	       !strstr(mod, "unknown");
+	       !strstr(mod, "unknown") && !mod_is_jit(mod);
 }
 
-/* ... and for _[j]: "/tmp/perf-<digits>.map" anywhere in it */
+/* ... and for _[j]: "/tmp/perf-<digits>.map" anywhere in it (perf's JIT
+ * maps), or the map formats/ makes of a sysprof capture's JITMAP */
 static bool mod_is_jit(const char *mod)
 {
+	if (!strcmp(mod, PA_JIT_DSO_NAME))
+		return true;
 	for (const char *p = strstr(mod, "/tmp/perf-"); p; p = strstr(p + 1, "/tmp/perf-")) {
 		const char *q = p + 10;
 		if (*q < '0' || *q > '9')
@@ -399,6 +403,14 @@ struct fframe {
 	uint8_t kind, inlined;
 };
 
+/* -U, -K and -d split a stack the way bcc's profile does: by the context
+ * the address was sampled in (a [vdso] frame is user code), not by the
+ * module-name rule of the _[k] mark. */
+static bool frame_in_kernel(const struct pa_report *r, const struct fframe *f)
+{
+	return r->locs[f->loc].kernel;
+}
+
 static int loc_name_ids(struct folded *f, uint32_t li, bool java, struct pa_buf *b,
                         struct fframe *out, size_t max, size_t *n)
 {
@@ -449,9 +461,28 @@ static int loc_name_ids(struct folded *f, uint32_t li, bool java, struct pa_buf 
 	return 0;
 }
 
+/* --trim-frames matches a frame's name as printed, or without its _[k],
+ * _[j] or _[i] mark: "^hardclock$" trims hardclock_[k] under -a too. */
 static bool trim_match(struct pa_report *r, const char *name)
 {
-	return r->has_trim_re && !regexec(&r->trim_re, name, 0, NULL, 0);
+	if (!r->has_trim_re)
+		return false;
+	if (!regexec(&r->trim_re, name, 0, NULL, 0))
+		return true;
+	size_t n = strlen(name);
+	if (n < 4 || (strcmp(name + n - 4, "_[k]") && strcmp(name + n - 4, "_[j]") &&
+	              strcmp(name + n - 4, "_[i]")))
+		return false;
+	char small[512];
+	char *bare = n - 4 < sizeof(small) ? small : malloc(n - 3);
+	if (!bare)
+		return false;
+	memcpy(bare, name, n - 4);
+	bare[n - 4] = 0;
+	bool hit = !regexec(&r->trim_re, bare, 0, NULL, 0);
+	if (bare != small)
+		free(bare);
+	return hit;
 }
 
 /* The process frame, as stackcollapse-perf.pl names it from perf script's
@@ -510,9 +541,8 @@ static int build_folded(struct folded *f)
 		size_t nf = 0;
 		for (int k = 0; k < n && !ret; k++) {
 			uint32_t li = r->frames[k];
-			enum pa_frame_kind kind = loc_kind(&r->locs[li]);
-			if ((r->opts.user_only && kind == PA_FRAME_KERNEL) ||
-			    (r->opts.kernel_only && kind != PA_FRAME_KERNEL))
+			bool in_kernel = r->locs[li].kernel;
+			if ((r->opts.user_only && in_kernel) || (r->opts.kernel_only && !in_kernel))
 				continue;
 			if (nf + 16 > cap_fr) {
 				size_t cap = cap_fr ? 2 * cap_fr : 256;
@@ -556,8 +586,8 @@ static int build_folded(struct folded *f)
 			break;
 		/* outer to leaf */
 		for (size_t k = nf; k-- > skip && !ret;) {
-			if (r->opts.delimiter && k + 1 < nf && fr[k + 1].kind != PA_FRAME_KERNEL &&
-			    fr[k].kind == PA_FRAME_KERNEL) {
+			if (r->opts.delimiter && k + 1 < nf && !frame_in_kernel(r, &fr[k + 1]) &&
+			    frame_in_kernel(r, &fr[k])) {
 				if ((ret = fnode_child(f, cur, delim, &cur, &created)))
 					break;
 				if (created) {

@@ -125,6 +125,21 @@ for f in "${files[@]}"; do
 	check "-d" "$f" "$sel_p" "--delimiter" "--include-idle -d $sel_a"
 	check "-d -a --tid" "$f" "$sel_p" "--delimiter --all --tid" "--include-idle -d -a --tid $sel_a"
 	check "--trim-frames" "$f" "$sel_p" "--trim ^(leaf|spin)$" "--include-idle --trim-frames ^(leaf|spin)$ $sel_a"
+	# the kernel frame most often sampled, trimmed by its bare name under -a
+	# (where it is printed NAME_[k])
+	# shellcheck disable=SC2086
+	kleaf=$(pa folded -i "$f" -a --include-idle $sel_a 2>/dev/null |
+		awk '{n = split($1, fr, ";"); if (fr[n] ~ /_\[k\]$/) c[substr(fr[n], 1, length(fr[n]) - 4)] += $2}
+		     END {for (k in c) if (c[k] > best) {best = c[k]; name = k}; print name}')
+	if [ -n "$kleaf" ]; then
+		check "-a --trim-frames ^$kleaf\$" "$f" "$sel_p" "--all --trim ^$kleaf\$" \
+			"--include-idle -a --trim-frames ^$kleaf\$ $sel_a"
+		CHECKS=$((CHECKS + 1))
+		grep -q "${kleaf}_\[k\] [0-9]*$" got &&
+			fail "$(basename "$f"): -a --trim-frames ^$kleaf\$ left $kleaf as a leaf"
+	else
+		note "$(basename "$f"): no kernel leaf frame to trim"
+	fi
 	check "--max-stack 3" "$f" "--max-stack 3 $sel_p" "" "--include-idle --max-stack 3 $sel_a"
 	check "--comms" "$f" "--comms burn,mt" "" "--include-idle --comms burn,mt"
 	check "--dsos" "$f" "--dsos libc.so.6 $sel_p" "" "--include-idle --dsos libc.so.6 $sel_a"

@@ -30,7 +30,8 @@ The rules it follows (from reading stackcollapse-perf.pl):
 
 Options that are pa's, not stackcollapse's (to test pa folded's own
 options the same way): --exclude-idle (drop pid 0), --user-only,
---kernel-only, --delimiter, --trim REGEX, --max-stack N.
+--kernel-only, --delimiter (split by address, as bcc's profile splits its
+kernel and user stacks), --trim REGEX, --max-stack N.
 """
 import argparse
 import re
@@ -50,9 +51,23 @@ def is_kernel_mod(mod):
     return (mod.startswith("[") or mod.endswith("vmlinux")) and "unknown" not in mod
 
 
-# pa's own options (-U, -K, -d) use the same rule as _[k] (so [vdso]
-# frames count as kernel ones there too).
-is_kernel_frame = is_kernel_mod
+# pa's own options (-U, -K, -d) split stacks as bcc's profile tool does,
+# into the kernel stack and the user stack: here by the address perf script
+# prints (the upper half of an x86_64 or arm64 address space is the
+# kernel's), independently of pa's cpumode-based rule; [vdso] frames are
+# user frames there.
+KERNEL_BASE = 0xffff800000000000
+
+
+def is_kernel_frame(addr):
+    return int(addr, 16) >= KERNEL_BASE
+
+
+def trim_matches(trim, name):
+    """--trim: the name as printed, or without its _[k]/_[j]/_[i] mark."""
+    if re.search(trim, name):
+        return True
+    return name[-4:] in ("_[k]", "_[j]", "_[i]") and re.search(trim, name[:-4]) is not None
 
 
 def tidy(func, pname):
@@ -65,7 +80,7 @@ def tidy(func, pname):
     return func
 
 
-def frames_of(rawfunc, mod, pname, opts):
+def frames_of(addr, rawfunc, mod, pname, opts):
     """Frames of one stack line, outermost first, with whether each is a
     kernel frame."""
     out = []
@@ -79,7 +94,7 @@ def frames_of(rawfunc, mod, pname, opts):
             else:
                 func = "[unknown]"
         func = tidy(func, pname)
-        kernel = is_kernel_frame(mod)
+        kernel = is_kernel_frame(addr)
         if i > 0:
             if "_[i]" not in func:
                 func += "_[i]"
@@ -112,7 +127,7 @@ def collapse(lines, opts):
         if opts.kernel_only:
             frames = [f for f in frames if f[1]]
         if opts.trim:
-            while frames and re.search(opts.trim, frames[0][0]):
+            while frames and trim_matches(opts.trim, frames[0][0]):
                 frames.pop(0)
         if (opts.user_only or opts.kernel_only) and not frames:
             return
@@ -170,7 +185,7 @@ def collapse(lines, opts):
                 continue
             # perf prints the leaf first: one line's frames go before the
             # frames seen so far... as a group, outer part last
-            fr = frames_of(rawfunc, mod, pname, opts)
+            fr = frames_of(m.group(1), rawfunc, mod, pname, opts)
             stack.extend(reversed(fr))
             nlines += 1
             continue

@@ -149,6 +149,21 @@ if pa flamegraph -i "$TESTDATA/le-file.data" -o probe.svg >/dev/null 2>&1; then
 	CHECKS=$((CHECKS + 1))
 	grep -Eq '<title>(jit_loop|\[*sysprof-jit\]*) \(' le.svg 2>/dev/null ||
 		fail "pa flamegraph on le-burn.syscap: no JIT frame"
+	# ... and it is a JIT frame, not a kernel one ([sysprof-jit] is bracketed
+	# like a kernel module): the JIT kind in its title, _[j] under -a, and
+	# a user frame for -U/-K
+	CHECKS=$((CHECKS + 1))
+	grep -Eq '<title>jit_loop \([^)]*, JIT\)' le.svg ||
+		fail "pa flamegraph on le-burn.syscap: jit_loop is not a JIT frame: $(grep -o '<title>jit_loop[^<]*' le.svg | head -n 1)"
+	pa folded -a -i "$LE" --symfs "$WORK/symfs" >le.folded.a 2>&1
+	CHECKS=$((CHECKS + 1))
+	grep -q ';jit_loop_\[j\][; ]' le.folded.a && ! grep -q 'jit_loop_\[k\]' le.folded.a ||
+		fail "pa folded -a on le-burn.syscap: jit_loop not marked _[j]: $(grep jit_loop le.folded.a | head -n 1)"
+	pa folded -U -i "$LE" --symfs "$WORK/symfs" >le.folded.u 2>&1
+	pa folded -K -i "$LE" --symfs "$WORK/symfs" >le.folded.k 2>&1
+	CHECKS=$((CHECKS + 1))
+	grep -q ';jit_loop[; ]' le.folded.u && ! grep -q 'jit_loop' le.folded.k ||
+		fail "pa folded -U/-K on le-burn.syscap: jit_loop is not a user frame"
 else
 	note "pa flamegraph does not read perf.data (yet): not tried on captures"
 fi
