@@ -101,7 +101,17 @@ sysw_counts() {
 
 for f in "${files[@]}"; do
 	base=$(basename "$f")
-	for o in "${optsets[@]}"; do
+	# a process, a thread and a time span taken from the recording itself
+	# (the span by perf script's own clock)
+	pt=$(perf script -i "$f" -F comm,pid,tid 2>/dev/null | awk '$1 == "burn" {print $2; exit}')
+	span=$(perf script -i "$f" -F time 2>/dev/null | tr -d ' :' |
+		awk '/^[0-9]+\.[0-9]+$/ {if (!n++) a = $1; b = $1} END {if (n) printf "%.6f,%.6f", a + (b - a) / 4, a + (b - a) / 2}')
+	fileopts=("--percentage absolute --dsos burn" "--percentage absolute --comms burn --sort dso,sym")
+	[ -n "$pt" ] && fileopts+=("--pid ${pt%%/*}" "--tid ${pt##*/} --sort pid,dso,sym")
+	[ -n "$span" ] && fileopts+=("--time $span" "--time $span --sort comm,dso,sym" "--time ${span%%,*}," "--time ,${span##*,}")
+	CHECKS=$((CHECKS + 1))
+	[ -n "$pt" ] && [ -n "$span" ] || fail "$base: perf script gave no burn thread or no time span"
+	for o in "${optsets[@]}" "${fileopts[@]}"; do
 		# shellcheck disable=SC2086
 		perf report -i "$f" --stdio -q --no-children -g none $o >exp 2>/dev/null
 		pst=$?
