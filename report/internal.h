@@ -23,7 +23,7 @@ struct dso_syms {
 	int state; /* 0 untried, 1 loaded, 2 borrows the kernel's, -1 failed */
 	struct pa_symtab *tab;
 	struct dso_syms *borrow;
-	const char *why;
+	const char *why; /* for -v: why it has no symbols (failed, or a table with none) */
 	bool live; /* the running kernel's symbols (perf then also reads /proc/kcore) */
 	char *elf_path;          /* the file the symbols came from (ELF DSOs) */
 	struct pa_srcinfo *src;  /* source lines, opened on first use */

@@ -312,10 +312,15 @@ static void load_elf(struct pa_report *r, const struct pa_dso *d, struct dso_sym
 				 .find_ctx = r};
 	ds->tab = pa_symtab_load_elf(path, &so, &err);
 	ds->elf_path = path; /* for source lines; freed with the report */
-	if (!ds->tab)
+	if (!ds->tab) {
 		dso_fail(ds, "no symbol table");
-	else
-		ds->state = 1;
+		return;
+	}
+	ds->state = 1;
+	/* kept for its program headers and source lines, but -v says why
+	 * its addresses stay unnamed (a stripped static binary) */
+	if (!pa_symtab_count(ds->tab))
+		ds->why = "no symbol table";
 }
 
 /* ---- kernel modules ---------------------------------------------------------

@@ -209,4 +209,41 @@ if [ -s changed.data ]; then
 	CHECKS=$((CHECKS + 1))
 	grep -q "app'.*build-id mismatch" got.err || fail "-v gave no build-id mismatch reason: $(cat got.err)"
 fi
+# -v says once per DSO why it has no symbols, and the rows stay perf's
+# (both read the same empty build-id cache).
+mkdir -p empty-cache
+vreason() { # WHAT FILE REASON
+	local what=$1 f=$2 why=$3
+	perf --buildid-dir "$WORK/empty-cache" report -i "$f" --stdio -q --no-children -g none \
+		--sort comm,dso,sym >exp 2>/dev/null
+	pa report -v -i "$f" --stdio -q --no-children -g none --sort comm,dso,sym \
+		--buildid-dir "$WORK/empty-cache" >got 2>got.err
+	same "$what: rows" exp got
+	CHECKS=$((CHECKS + 1))
+	grep -q "^pa: no symbols for '$WORK/[^']*'.*: $why\$" got.err ||
+		fail "$what: -v gave no '$why' reason: $(cat got.err)"
+	CHECKS=$((CHECKS + 1))
+	[ -z "$(cut -d"'" -f2 got.err | sort | uniq -d)" ] || fail "$what: a DSO named twice: $(cat got.err)"
+}
+# a binary gone since the recording, and not in the cache
+mkdir -p gone && cp burn gone/app
+perf record -q -F 1999 -o gone.data -- ./gone/app 60 >/dev/null 2>&1 && rm -rf gone &&
+	vreason "binary removed" gone.data "not found"
+# a binary deleted while it ran, recorded after (perf synthesizes its map
+# from /proc: "PATH (deleted)")
+cp burn doomed
+./doomed 1500 >/dev/null &
+doomed_pid=$!
+sleep 0.3
+rm -f doomed
+perf record -q -F 1999 -o deleted.data -p "$doomed_pid" -- sleep 0.4 >/dev/null 2>&1
+wait "$doomed_pid"
+vreason "binary deleted while running" deleted.data "file deleted"
+# a stripped static binary: found, matching build-id, no symbols at all
+if cc -O1 -static -o static "$TESTDATA/src/burn.c" 2>/dev/null && strip -s static; then
+	perf record -q -F 1999 -o static.data -- ./static 60 >/dev/null 2>&1
+	vreason "stripped static binary" static.data "no symbol table"
+else
+	fail "cannot build a static binary (libc6-dev's libc.a)"
+fi
 finish
