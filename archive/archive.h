@@ -48,10 +48,11 @@
 
 /* What kind of DSO a recording names (the caller maps its session's kinds). */
 enum pa_archive_dso_kind {
-	PA_ARCHIVE_DSO_USER,   /* an ELF file by its absolute path */
-	PA_ARCHIVE_DSO_KERNEL, /* [kernel.kallsyms]: packs kallsyms (and a cached vmlinux) */
-	PA_ARCHIVE_DSO_MODULE, /* a kernel module, by path or [name] */
-	PA_ARCHIVE_DSO_VDSO,   /* [vdso] and friends */
+	PA_ARCHIVE_DSO_USER,     /* an ELF file by its absolute path */
+	PA_ARCHIVE_DSO_KERNEL,   /* [kernel.kallsyms]: packs kallsyms (and a cached vmlinux) */
+	PA_ARCHIVE_DSO_MODULE,   /* a kernel module, by path or [name] */
+	PA_ARCHIVE_DSO_VDSO,     /* [vdso] and friends */
+	PA_ARCHIVE_DSO_PERF_MAP, /* a JIT's /tmp/perf-PID.map: filed by the SHA-1 of its content */
 };
 
 struct pa_archive_dso {
@@ -82,6 +83,9 @@ struct pa_archive_pack_opts {
 	enum pa_archive_compression compression;
 	const char *kernel_notes;  /* for tests: default /sys/kernel/notes */
 	const char *proc_kallsyms; /* for tests: default /proc/kallsyms */
+	/* the recording was made on this host: a JIT's /tmp/perf-PID.map may be
+	 * read there (else only a copy already in the cache is packed) */
+	bool recorded_here;
 };
 #define PA_ARCHIVE_PACK_OPTS(...)                                                                  \
 	((struct pa_archive_pack_opts){.sz = sizeof(struct pa_archive_pack_opts), __VA_ARGS__})

@@ -103,7 +103,7 @@ static bool rel_to_dso(const char *rel, size_t n, char *dso)
 
 static bool kind_from_name(const char *s, enum pa_bcache_kind *kind)
 {
-	for (int k = PA_BCACHE_ELF; k <= PA_BCACHE_VDSO; k++) {
+	for (int k = PA_BCACHE_ELF; k < PA_BCACHE_NR_KINDS; k++) {
 		if (!strcmp(s, pa_bcache_kind_name((enum pa_bcache_kind)k))) {
 			*kind = (enum pa_bcache_kind)k;
 			return true;

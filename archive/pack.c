@@ -38,6 +38,7 @@ struct packer {
 	struct pa_finder *fbin; /* binaries: no system debug dir */
 	struct pa_bcache *c;
 	const char *symfs;
+	bool recorded_here;
 	struct pfile *files;
 	size_t nfiles, capfiles;
 	struct plink *links;
@@ -181,6 +182,10 @@ static int ensure_main(struct packer *p, const struct pa_archive_dso *d, const c
 		             "kptr_restrict)";
 		return 0;
 	}
+	case PA_ARCHIVE_DSO_PERF_MAP:
+		if (!cached(p, id, PA_BCACHE_PERF_MAP))
+			*why = "JIT map not in the cache";
+		return 0;
 	case PA_ARCHIVE_DSO_VDSO: {
 		size_t size;
 		const void *img;
@@ -304,7 +309,7 @@ static int collect(struct packer *p, const struct pa_archive_dso *d,
 		return 0;
 	}
 	const char *rel = entry + cl + 1;
-	for (int k = PA_BCACHE_ELF; k <= PA_BCACHE_VDSO; k++) {
+	for (int k = PA_BCACHE_ELF; k < PA_BCACHE_NR_KINDS; k++) {
 		const char *kn = pa_bcache_kind_name((enum pa_bcache_kind)k);
 		char *path = pa_archive__asprintf("%s/%s", entry, kn);
 		struct stat st;
@@ -412,6 +417,42 @@ static int content_id(struct packer *p, const struct pa_archive_dso *d, struct p
 	return found;
 }
 
+/* A JIT's /tmp/perf-PID.map (no build-id): its id is the SHA-1 of the file
+ * read there when the recording was made on this host (put into the cache
+ * under that id), else of the one copy the cache holds. 1 with *id set, 0
+ * with *why set, or -ENOMEM. */
+static int perf_map_id(struct packer *p, const struct pa_archive_dso *d, struct pa_buildid *id,
+                       bool *added, const char **why)
+{
+	char *path = NULL;
+	const char *origin = NULL;
+	enum pa_find_result fr =
+	    pa_finder_find_perf_map(p->f, d->name, p->recorded_here, &path, &origin);
+	if (fr == PA_FIND_ERROR)
+		return -ENOMEM;
+	if (fr != PA_FIND_OK) {
+		*why =
+		    fr == PA_FIND_MISMATCH
+		        ? "JIT map: several copies in the cache, none known to be this recording's"
+		    : p->recorded_here ? "JIT map not found at that path, nor in the cache"
+		                       : "JIT map not in the cache (recorded on another host)";
+		return 0;
+	}
+	int r = pa_buildid_sha1_file(path, id, NULL);
+	if (r == 0 && !strcmp(origin, "path")) {
+		r = pa_bcache_add_file(p->c, path, d->name, id, PA_BCACHE_PERF_MAP, NULL);
+		*added = r == 0;
+	}
+	free(path);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		*why = "JIT map unreadable, or it cannot be added to the cache";
+		return 0;
+	}
+	return 1;
+}
+
 static int pack_dso(struct packer *p, const struct pa_archive_dso *dso, pa_archive_pack_fn cb,
                     void *ctx, struct pa_err *err)
 {
@@ -420,7 +461,15 @@ static int pack_dso(struct packer *p, const struct pa_archive_dso *dso, pa_archi
 	char *name = NULL;
 	int ret = 0;
 
-	if (!pa_buildid_is_defined(&d->id)) {
+	if (d->kind == PA_ARCHIVE_DSO_PERF_MAP) {
+		ret = perf_map_id(p, d, &d->id, &res.added_to_cache, &res.why);
+		if (ret < 0)
+			goto out;
+		if (ret == 0)
+			goto report;
+		ret = 0;
+		res.id = d->id;
+	} else if (!pa_buildid_is_defined(&d->id)) {
 		if (d->kind != PA_ARCHIVE_DSO_USER || d->name[0] != '/' ||
 		    !content_id(p, d, &d->id, &res.why))
 			goto report;
@@ -689,6 +738,7 @@ int pa_archive_pack(const struct pa_archive_dso *dsos, size_t n, const char *out
 	    .proc_kallsyms = PA_ARCHIVE_OPT(opts, pa_archive_pack_opts, proc_kallsyms, NULL),
 	};
 	p.symfs = symfs && *symfs ? symfs : NULL;
+	p.recorded_here = PA_ARCHIVE_OPT(opts, pa_archive_pack_opts, recorded_here, false);
 	p.f = pa_finder_new(&fo, err);
 	fo.no_system_debug = true;
 	p.fbin = p.f ? pa_finder_new(&fo, err) : NULL;

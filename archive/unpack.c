@@ -90,8 +90,8 @@ static bool holds_entry(struct unpack *u, const char *dso_name, const struct pa_
 	const char *rel = dso_name[0] == '/' ? dso_name + 1 : dso_name;
 
 	pa_buildid_to_hex(id, hex);
-	for (int k = PA_BCACHE_ELF; k <= PA_BCACHE_VDSO + 1; k++) {
-		if (k <= PA_BCACHE_VDSO)
+	for (int k = PA_BCACHE_ELF; k <= PA_BCACHE_NR_KINDS; k++) {
+		if (k < PA_BCACHE_NR_KINDS)
 			snprintf(name, sizeof(name), "%s/%s/%s", rel, hex,
 			         pa_bcache_kind_name((enum pa_bcache_kind)k));
 		else /* perf's old kallsyms layout */

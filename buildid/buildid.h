@@ -92,9 +92,19 @@ int pa_buildid_running_kernel(const char *notes_path, struct pa_buildid *out,
 
 /* ---- The build-id cache (perf's ~/.debug) ------------------------------- */
 
-enum pa_bcache_kind { PA_BCACHE_ELF, PA_BCACHE_DEBUG, PA_BCACHE_KALLSYMS, PA_BCACHE_VDSO };
+/* PERF_MAP is pa's own: a JIT's /tmp/perf-PID.map, filed under the SHA-1
+ * of its content (it has no build-id), for another machine to read. */
+enum pa_bcache_kind {
+	PA_BCACHE_ELF,
+	PA_BCACHE_DEBUG,
+	PA_BCACHE_KALLSYMS,
+	PA_BCACHE_VDSO,
+	PA_BCACHE_PERF_MAP,
+	PA_BCACHE_NR_KINDS
+};
 
-/* "elf", "debug", "kallsyms", "vdso" (perf's file names), or NULL. */
+/* "elf", "debug", "kallsyms", "vdso" (perf's file names), "perf-map", or
+ * NULL. */
 const char *pa_bcache_kind_name(enum pa_bcache_kind kind);
 
 struct pa_bcache;
@@ -250,6 +260,15 @@ struct pa_bcache *pa_finder_cache(struct pa_finder *f);
 enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_path,
 				       const struct pa_buildid *id, char **path_out,
 				       const char **origin);
+/* A JIT's symbol map "/tmp/perf-PID.map" (it has no build-id): orig_path
+ * itself when use_path (the caller knows the recording was made on this
+ * host: on another, that path is some other process's), origin "path";
+ * else the cache's perf-map entry under orig_path's name, origin
+ * "cache-sha1", only when exactly one is cached there and its content still
+ * has the SHA-1 it is filed under (pa archive packs it so). NOT_FOUND, or
+ * MISMATCH when several are cached and none can be told to be the one. */
+enum pa_find_result pa_finder_find_perf_map(struct pa_finder *f, const char *orig_path,
+					    bool use_path, char **path_out, const char **origin);
 /* Separate debug info for id: cache "debug", system debug dir
  * (.build-id/xx/rest.debug), debuginfod find_debuginfo (added to the cache
  * only if the id already has a cache entry, whose DSO name is reused);

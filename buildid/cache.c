@@ -35,6 +35,7 @@ static const char *const kind_names[] = {
 	[PA_BCACHE_DEBUG] = "debug",
 	[PA_BCACHE_KALLSYMS] = "kallsyms",
 	[PA_BCACHE_VDSO] = "vdso",
+	[PA_BCACHE_PERF_MAP] = "perf-map",
 };
 
 const char *pa_bcache_kind_name(enum pa_bcache_kind kind)

@@ -282,6 +282,7 @@ static bool try_debuginfod(struct pa_finder *f, struct chain *ch, bool debug,
 /* A note-less file pa archive filed under the SHA-1 of its content: the one
  * entry under dso_name, if it is one (else NULL). */
 struct one_entry {
+	enum pa_bcache_kind kind; /* the file wanted in the entry */
 	int count;
 	struct pa_buildid id;
 	char *path;
@@ -295,13 +296,13 @@ static int count_entry(void *ctx, const struct pa_buildid *id, const char *dso_n
 	if (++o->count > 1)
 		return 1; /* ambiguous: stop */
 	o->id = *id;
-	o->path = xasprintf("%s/elf", path);
+	o->path = xasprintf("%s/%s", path, pa_bcache_kind_name(o->kind));
 	return o->path ? 0 : -ENOMEM;
 }
 
 static char *cache_by_content(struct pa_finder *f, const char *dso_name)
 {
-	struct one_entry o = {0};
+	struct one_entry o = {.kind = PA_BCACHE_ELF};
 	struct pa_buildid note;
 	int r = pa_bcache_foreach_dso(f->cache, dso_name, count_entry, &o, NULL);
 
@@ -312,6 +313,43 @@ static char *cache_by_content(struct pa_finder *f, const char *dso_name)
 		return NULL;
 	}
 	return o.path;
+}
+
+enum pa_find_result pa_finder_find_perf_map(struct pa_finder *f, const char *orig_path,
+					    bool use_path, char **path_out, const char **origin)
+{
+	struct one_entry o = {.kind = PA_BCACHE_PERF_MAP};
+	struct stat st;
+
+	if (path_out)
+		*path_out = NULL;
+	if (origin)
+		*origin = NULL;
+	if (!f || !orig_path || !path_out || orig_path[0] != '/')
+		return PA_FIND_ERROR;
+	if (use_path && stat(orig_path, &st) == 0 && S_ISREG(st.st_mode)) {
+		*path_out = strdup(orig_path);
+		if (origin)
+			*origin = "path";
+		return *path_out ? PA_FIND_OK : PA_FIND_ERROR;
+	}
+	int r = pa_bcache_foreach_dso(f->cache, orig_path, count_entry, &o, NULL);
+	if (r < 0 && r != -PA_ERR_NOT_FOUND) {
+		free(o.path);
+		return r == -ENOMEM ? PA_FIND_ERROR : PA_FIND_NOT_FOUND;
+	}
+	if (o.count > 1) {
+		free(o.path);
+		return PA_FIND_MISMATCH;
+	}
+	if (o.count == 0 || pa_buildid_file_matches(o.path, &o.id, NULL) != 1) {
+		free(o.path);
+		return PA_FIND_NOT_FOUND;
+	}
+	*path_out = o.path;
+	if (origin)
+		*origin = "cache-sha1";
+	return PA_FIND_OK;
 }
 
 #define DELETED_SUFFIX " (deleted)"

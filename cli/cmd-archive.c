@@ -20,7 +20,7 @@ struct pack_ctx {
 static void kinds_str(unsigned kinds, char *out, size_t n)
 {
 	out[0] = 0;
-	for (int k = PA_BCACHE_ELF; k <= PA_BCACHE_VDSO; k++) {
+	for (int k = PA_BCACHE_ELF; k < PA_BCACHE_NR_KINDS; k++) {
 		if (!(kinds & (1u << k)))
 			continue;
 		if (out[0])
@@ -84,6 +84,20 @@ static bool map_kind(enum pa_dso_kind k, enum pa_archive_dso_kind *out)
 	}
 }
 
+/* perf's name for the symbols of a JIT's anonymous code: /tmp/perf-PID.map */
+static bool is_perf_map(const char *name)
+{
+	const char *p = name;
+	if (strncmp(p, "/tmp/perf-", 10))
+		return false;
+	p += 10;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return !strcmp(p, ".map");
+}
+
 static int do_pack(const char *input, const char *output, bool all, int verbose,
                    const struct pa_archive_pack_opts *po)
 {
@@ -93,7 +107,6 @@ static int do_pack(const char *input, const char *output, bool all, int verbose,
 	struct pa_err err = {0};
 	char *out = NULL;
 	size_t n = 0;
-	unsigned jit = 0;
 	int status = 0;
 
 	struct pa_file *f = pa_cli_open(input, &status);
@@ -118,16 +131,10 @@ static int do_pack(const char *input, const char *output, bool all, int verbose,
 			enum pa_archive_dso_kind kind;
 			if (!all && !d->hit)
 				continue;
-			if (!map_kind(d->kind, &kind)) {
-				if (d->kind == PA_DSO_ANON && d->hit) {
-					jit++;
-					fprintf(stderr,
-					        "pa: '%s': not packed: JIT symbols are read from "
-					        "that file by its path; copy it along\n",
-					        d->long_name);
-				}
+			if (d->kind == PA_DSO_ANON && is_perf_map(d->long_name))
+				kind = PA_ARCHIVE_DSO_PERF_MAP;
+			else if (!map_kind(d->kind, &kind))
 				continue;
-			}
 			dsos[n].name = d->long_name;
 			dsos[n].kind = kind;
 			dsos[n].id.size = d->build_id_size;
@@ -150,7 +157,9 @@ static int do_pack(const char *input, const char *output, bool all, int verbose,
 		status = PA_EXIT_USAGE;
 		goto out;
 	}
-	int r = pa_archive_pack(dsos, n, out, po, on_packed, &pc, &err);
+	struct pa_archive_pack_opts o = *po;
+	o.recorded_here = pa_session_recorded_here(s);
+	int r = pa_archive_pack(dsos, n, out, &o, on_packed, &pc, &err);
 	if (r < 0) {
 		if (err.code == -PA_ERR_NOT_FOUND)
 			snprintf(err.msg, sizeof(err.msg), "nothing to pack%s",

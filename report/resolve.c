@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/utsname.h>
 
 static void dso_fail(struct dso_syms *ds, const char *why)
 {
@@ -33,12 +32,7 @@ static const char *find_result_why(enum pa_find_result r)
  * kernel's id for it — never for a recording from elsewhere. */
 static bool recorded_here(struct pa_report *r)
 {
-	const struct pa_header_info *h = pa_file_header(pa_session_file(r->session));
-	struct utsname u;
-	if (uname(&u) || !h->hostname || !h->osrelease || !h->arch)
-		return false;
-	return !strcmp(h->hostname, u.nodename) && !strcmp(h->osrelease, u.release) &&
-	       !strcmp(h->arch, u.machine);
+	return pa_session_recorded_here(r->session);
 }
 
 /* ---- --vmlinux -------------------------------------------------------------
@@ -621,13 +615,29 @@ static void load_module(struct pa_report *r, const struct pa_dso *d, struct dso_
 		ds->kmod_late = NULL; /* freed with tab */
 }
 
+/* A JIT's /tmp/perf-PID.map: that file when the recording was made here
+ * (perf reads it by its path), else the copy pa archive packed. */
 static void load_perf_map(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	struct pa_err err = {0};
 	struct pa_sym_opts so = {.sz = sizeof(so), .demangle = !r->opts.no_demangle};
-	ds->tab = pa_symtab_load_perf_map(d->long_name, &so, &err);
+	char *path = NULL;
+	enum pa_find_result fr =
+	    pa_finder_find_perf_map(r->finder, d->long_name, recorded_here(r), &path, NULL);
+	if (fr != PA_FIND_OK) {
+		dso_fail(ds, fr == PA_FIND_MISMATCH
+		                 ? "JIT map: several copies in the cache, none known to be this "
+		                   "recording's"
+		             : recorded_here(r)
+		                 ? "JIT map not found (nor a copy in the cache)"
+		                 : "JIT map not in the cache (recorded on another host: its "
+		                   "/tmp file is not used; pa archive packs it there)");
+		return;
+	}
+	ds->tab = pa_symtab_load_perf_map(path, &so, &err);
+	free(path);
 	if (!ds->tab)
-		dso_fail(ds, "JIT map not found");
+		dso_fail(ds, "JIT map unreadable");
 	else
 		ds->state = 1;
 }

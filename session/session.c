@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define HOST_PID (-1)
@@ -157,6 +158,16 @@ unsigned pa_thread_idx(const struct pa_thread *t)
 struct pa_file *pa_session_file(const struct pa_session *s)
 {
 	return s->file;
+}
+
+bool pa_session_recorded_here(const struct pa_session *s)
+{
+	const struct pa_header_info *h = pa_file_header(s->file);
+	struct utsname u;
+	if (uname(&u) || !h->hostname || !h->osrelease || !h->arch)
+		return false;
+	return !strcmp(h->hostname, u.nodename) && !strcmp(h->osrelease, u.release) &&
+	       !strcmp(h->arch, u.machine);
 }
 
 unsigned pa_session_nr_machines(const struct pa_session *s)

@@ -110,6 +110,12 @@ void pa_session_free(struct pa_session *s);
 
 struct pa_file *pa_session_file(const struct pa_session *s);
 
+/* Does the recording name this very host, kernel release and machine (its
+ * HOSTNAME, OSRELEASE and ARCH features against uname)? Only then may
+ * facts of this machine that the file does not carry (the running kernel's
+ * build-id, a JIT's /tmp/perf-PID.map) stand in for the recording host's. */
+bool pa_session_recorded_here(const struct pa_session *s);
+
 /* Called for every sample, in time order, with the thread as it was then
  * and where its ip landed (loc->map is NULL when no map covers it).
  * Return non-zero to stop (that value is returned by process). */
