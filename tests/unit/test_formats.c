@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "formats/formats.h"
 
@@ -251,35 +252,68 @@ static const uint8_t t_build_id[20] = {0xde, 0xad, 0xbe, 0xef, 1,  2,	3,  4,	5, 
 				       7,    8,	   9,	 10,   11, 12, 13, 14, 15, 16};
 
 #define ATTR_SIZE 128u
+#define ATTR_KNOWN 136u /* VER8: up to config3 */
+#define ATTR_VER0  64u
+#define T_CONFIG3  0x3333444455556666ull
 
-static void w_attr(struct wbuf *b)
+/* What an attr says that the tests vary; the rest is fixed (see
+ * w_attr_t). size is the attr's own size field. */
+struct tattr {
+	uint32_t type, size;
+	uint64_t config, sample_type, read_format, flags, branch_sample_type;
+	uint32_t precise;
+};
+
+#define T_ATTR_INIT                                                                                \
+	{                                                                                          \
+		.type = 1, .size = ATTR_SIZE, .config = T_CONFIG, .sample_type = T_SAMPLE_TYPE,    \
+		.read_format = PA_FORMAT_ID, .flags = T_FLAGS, .precise = T_PRECISE,               \
+	}
+
+/* The kernel's perf_event_attr (VER8, 136 bytes) with t's values, cut to
+ * its first n bytes, or followed by n - 136 bytes of "tail" (a newer
+ * kernel's fields). */
+static void w_attr_t(struct wbuf *b, const struct tattr *t, size_t n, uint8_t tail)
 {
 	size_t start = b->len;
-	w32(b, 1);         /* type: software */
-	w32(b, ATTR_SIZE); /* size */
-	w64(b, T_CONFIG);
+	w32(b, t->type);
+	w32(b, t->size);
+	w64(b, t->config);
 	w64(b, T_PERIOD);
-	w64(b, T_SAMPLE_TYPE);
-	w64(b, PA_FORMAT_ID);
+	w64(b, t->sample_type);
+	w64(b, t->read_format);
 	uint8_t fw[8];
-	flag_word(fw, b->be, T_FLAGS, T_PRECISE);
+	flag_word(fw, b->be, t->flags, t->precise);
 	wbytes(b, fw, 8);
 	w32(b, 7);      /* wakeup_events */
 	w32(b, 0);      /* bp_type */
 	w64(b, 0xdead); /* config1 */
 	w64(b, 0xbeef); /* config2 */
-	w64(b, 0);      /* branch_sample_type */
-	w64(b, 0);      /* sample_regs_user */
-	w32(b, 0);      /* sample_stack_user */
-	w32(b, 1);      /* clockid */
-	w64(b, 0);      /* sample_regs_intr */
-	w32(b, 0x55);   /* aux_watermark */
-	w16(b, 127);    /* sample_max_stack */
+	w64(b, t->branch_sample_type);
+	w64(b, 0);    /* sample_regs_user */
+	w32(b, 0);    /* sample_stack_user */
+	w32(b, 1);    /* clockid */
+	w64(b, 0);    /* sample_regs_intr */
+	w32(b, 0x55); /* aux_watermark */
+	w16(b, 127);  /* sample_max_stack */
 	w16(b, 0);
 	w32(b, 0x66); /* aux_sample_size */
-	w32(b, 0);
+	w32(b, 0);    /* aux_action */
 	w64(b, 0x99); /* sig_data */
-	assert_int_equal(b->len - start, ATTR_SIZE);
+	w64(b, T_CONFIG3);
+	assert_int_equal(b->len - start, ATTR_KNOWN);
+	if (n <= ATTR_KNOWN) {
+		b->len = start + n;
+		return;
+	}
+	for (size_t i = ATTR_KNOWN; i < n; i++)
+		wbytes(b, &tail, 1);
+}
+
+static void w_attr(struct wbuf *b)
+{
+	struct tattr t = T_ATTR_INIT;
+	w_attr_t(b, &t, ATTR_SIZE, 0);
 }
 
 static void w_trailer(struct wbuf *b)
@@ -404,13 +438,14 @@ static struct wbuf build_file(bool be, size_t *data_size)
 	return b;
 }
 
-static struct wbuf build_pipe(bool be)
+/* A pipe-mode file whose attr is t, n bytes long (tail as w_attr_t). */
+static struct wbuf build_pipe_t(bool be, const struct tattr *t, size_t n, uint8_t tail)
 {
 	struct wbuf b = {.be = be};
 	w_magic(&b);
 	w64(&b, 16);
-	w_header(&b, PA_REC_HEADER_ATTR, 0, 8 + ATTR_SIZE + 8);
-	w_attr(&b);
+	w_header(&b, PA_REC_HEADER_ATTR, 0, (uint16_t)(8 + n + 8));
+	w_attr_t(&b, t, n, tail);
 	w64(&b, T_ID);
 	w_header(&b, PA_REC_HEADER_FEATURE, 0, 8 + 8 + 24);
 	w64(&b, PA_FEAT_HOSTNAME);
@@ -418,6 +453,12 @@ static struct wbuf build_pipe(bool be)
 	wzero(&b, 4);
 	w_records(&b);
 	return b;
+}
+
+static struct wbuf build_pipe(bool be)
+{
+	struct tattr t = T_ATTR_INIT;
+	return build_pipe_t(be, &t, ATTR_SIZE, 0);
 }
 
 static char *write_temp(const struct wbuf *b, size_t len)
@@ -431,26 +472,46 @@ static char *write_temp(const struct wbuf *b, size_t len)
 	return path;
 }
 
+/* An attr written by w_attr_t(t, n): the fields past its size (the size
+ * field's, or n when shorter) are 0, the bytes past VER8 ignored. */
+static void check_attr_t(const struct pa_attr *a, const struct tattr *t, size_t n)
+{
+	size_t have = t->size ? t->size : ATTR_VER0;
+	if (n < have)
+		have = n;
+#define IF_HAVE(off, len, v) ((off) + (len) <= have ? (v) : 0)
+	assert_int_equal(a->type, t->type);
+	assert_int_equal(a->size, t->size);
+	assert_int_equal(a->config, t->config);
+	assert_int_equal(a->sample_period, T_PERIOD);
+	assert_int_equal(a->sample_type, t->sample_type);
+	assert_int_equal(a->read_format, t->read_format);
+	assert_int_equal(a->flags, t->flags | (uint64_t)t->precise << PA_ATTR_PRECISE_IP);
+	assert_int_equal(a->precise_ip, t->precise);
+	assert_int_equal(a->wakeup_events, 7);
+	assert_int_equal(a->bp_type, 0);
+	assert_int_equal(a->config1, 0xdead);
+	assert_int_equal(a->config2, IF_HAVE(64, 8, 0xbeef));
+	assert_int_equal(a->branch_sample_type, IF_HAVE(72, 8, t->branch_sample_type));
+	assert_int_equal(a->sample_regs_user, 0);
+	assert_int_equal(a->sample_stack_user, 0);
+	assert_int_equal(a->clockid, IF_HAVE(92, 4, 1));
+	assert_int_equal(a->sample_regs_intr, 0);
+	assert_int_equal(a->aux_watermark, IF_HAVE(104, 4, 0x55));
+	assert_int_equal(a->sample_max_stack, IF_HAVE(108, 2, 127));
+	assert_int_equal(a->aux_sample_size, IF_HAVE(112, 4, 0x66));
+	assert_int_equal(a->aux_action, 0);
+	assert_int_equal(a->sig_data, IF_HAVE(120, 8, 0x99));
+	assert_int_equal(a->config3, IF_HAVE(128, 8, T_CONFIG3));
+#undef IF_HAVE
+}
+
 static void check_attr(const struct pa_attr *a)
 {
-	assert_int_equal(a->type, 1);
-	assert_int_equal(a->size, ATTR_SIZE);
-	assert_int_equal(a->config, T_CONFIG);
-	assert_int_equal(a->sample_period, T_PERIOD);
-	assert_int_equal(a->sample_type, T_SAMPLE_TYPE);
-	assert_int_equal(a->read_format, PA_FORMAT_ID);
-	assert_int_equal(a->flags, T_FLAGS | (uint64_t)T_PRECISE << PA_ATTR_PRECISE_IP);
-	assert_int_equal(a->precise_ip, T_PRECISE);
+	struct tattr t = T_ATTR_INIT;
+	check_attr_t(a, &t, ATTR_SIZE);
 	assert_true(pa_attr_flag(a, PA_ATTR_SAMPLE_ID_ALL));
 	assert_false(pa_attr_flag(a, PA_ATTR_INHERIT));
-	assert_int_equal(a->wakeup_events, 7);
-	assert_int_equal(a->config1, 0xdead);
-	assert_int_equal(a->config2, 0xbeef);
-	assert_int_equal(a->clockid, 1);
-	assert_int_equal(a->aux_watermark, 0x55);
-	assert_int_equal(a->sample_max_stack, 127);
-	assert_int_equal(a->aux_sample_size, 0x66);
-	assert_int_equal(a->sig_data, 0x99);
 }
 
 static void check_trailer(const struct pa_event *ev)
@@ -470,13 +531,38 @@ static void next_ok(struct pa_file *f, struct pa_event *ev)
 		fail_msg("pa_file_next: %d: %s", r, err.msg);
 }
 
-/* Records common to both modes, after any HEADER_* ones. */
-static void check_records(struct pa_file *f, const struct pa_evsel *evsel)
+/* Where the events check_records() saw came from. */
+#define LOG_MAX 16
+struct ev_log {
+	unsigned n;
+	struct {
+		uint32_t type;
+		uint64_t offset, dec_offset;
+		bool compressed;
+	} e[LOG_MAX];
+};
+
+static void next_ok_log(struct pa_file *f, struct pa_event *ev, struct ev_log *log)
+{
+	next_ok(f, ev);
+	if (!log)
+		return;
+	assert_true(log->n < LOG_MAX);
+	log->e[log->n].type = ev->type;
+	log->e[log->n].offset = ev->offset;
+	log->e[log->n].dec_offset = ev->dec_offset;
+	log->e[log->n].compressed = ev->compressed;
+	log->n++;
+}
+
+/* Records common to both modes, after any HEADER_* ones; log (or NULL)
+ * gets where each came from. */
+static void check_records(struct pa_file *f, const struct pa_evsel *evsel, struct ev_log *log)
 {
 	struct pa_event ev;
 	struct pa_err err = {0};
 
-	next_ok(f, &ev);
+	next_ok_log(f, &ev, log);
 	assert_int_equal(ev.type, PA_REC_COMM);
 	assert_int_equal(ev.misc, PA_MISC_COMM_EXEC);
 	assert_int_equal(ev.u.comm.pid, T_PID);
@@ -485,7 +571,7 @@ static void check_records(struct pa_file *f, const struct pa_evsel *evsel)
 	assert_ptr_equal(ev.evsel, evsel);
 	check_trailer(&ev);
 
-	next_ok(f, &ev);
+	next_ok_log(f, &ev, log);
 	assert_int_equal(ev.type, PA_REC_MMAP2);
 	assert_int_equal(ev.u.mmap.pid, T_PID);
 	assert_int_equal(ev.u.mmap.tid, T_TID);
@@ -501,7 +587,7 @@ static void check_records(struct pa_file *f, const struct pa_evsel *evsel)
 	assert_string_equal(ev.u.mmap.filename, "/bin/synth");
 	check_trailer(&ev);
 
-	next_ok(f, &ev);
+	next_ok_log(f, &ev, log);
 	assert_int_equal(ev.type, PA_REC_SAMPLE);
 	assert_ptr_equal(ev.evsel, evsel);
 	assert_int_equal(ev.sample.ip, T_IP);
@@ -516,7 +602,7 @@ static void check_records(struct pa_file *f, const struct pa_evsel *evsel)
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(ev.sample.callchain[i], t_chain[i]);
 
-	next_ok(f, &ev);
+	next_ok_log(f, &ev, log);
 	assert_int_equal(ev.type, PA_REC_MMAP2);
 	assert_true(ev.misc & PA_MISC_MMAP_BUILD_ID);
 	assert_int_equal(ev.u.mmap.start, T_MMAP_START + 0x10000);
@@ -526,7 +612,7 @@ static void check_records(struct pa_file *f, const struct pa_evsel *evsel)
 	assert_string_equal(ev.u.mmap.filename, "/lib/libsyn.so");
 	check_trailer(&ev);
 
-	next_ok(f, &ev);
+	next_ok_log(f, &ev, log);
 	assert_int_equal(ev.type, PA_REC_FINISHED_ROUND);
 
 	assert_int_equal(pa_file_next(f, &ev, &err), 0);
@@ -575,7 +661,7 @@ static void read_file_mode(bool be, bool no_mmap)
 	assert_int_equal(e->ids[0], T_ID);
 	assert_ptr_equal(pa_file_evsel_by_id(f, T_ID), e);
 
-	check_records(f, e);
+	check_records(f, e, NULL);
 	pa_file_close(f);
 	unlink(path);
 	free(path);
@@ -596,9 +682,9 @@ static void test_file_be(void **state)
 	read_file_mode(true, true);
 }
 
-static void read_pipe_mode(bool be, bool no_mmap)
+/* A pipe-mode file b (build_pipe()'s records), read back. */
+static void read_pipe_buf(struct wbuf b, bool be, bool no_mmap, const struct tattr *t, size_t n)
 {
-	struct wbuf b = build_pipe(be);
 	char *path = write_temp(&b, b.len);
 	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
 	struct pa_err err = {0};
@@ -616,7 +702,7 @@ static void read_pipe_mode(bool be, bool no_mmap)
 	assert_int_equal(pa_file_nr_evsels(f), 1);
 	const struct pa_evsel *e = pa_file_evsel(f, 0);
 	assert_ptr_equal(ev.u.header_attr.evsel, e);
-	check_attr(&e->attr);
+	check_attr_t(&e->attr, t, n);
 	assert_int_equal(e->nr_ids, 1);
 	assert_int_equal(e->ids[0], T_ID);
 
@@ -628,13 +714,19 @@ static void read_pipe_mode(bool be, bool no_mmap)
 	assert_non_null(h->hostname);
 	assert_string_equal(h->hostname, "synth-host");
 
-	check_records(f, e);
+	check_records(f, e, NULL);
 	assert_int_equal(pa_file_count(f, PA_REC_HEADER_ATTR), 1);
 	assert_int_equal(pa_file_count(f, PA_REC_HEADER_FEATURE), 1);
 	pa_file_close(f);
 	unlink(path);
 	free(path);
 	free(b.p);
+}
+
+static void read_pipe_mode(bool be, bool no_mmap)
+{
+	struct tattr t = T_ATTR_INIT;
+	read_pipe_buf(build_pipe(be), be, no_mmap, &t, ATTR_SIZE);
 }
 
 static void test_pipe_le(void **state)
@@ -770,20 +862,1155 @@ static void test_sample_chain_bounds(void **state)
 	}
 }
 
+/* ---- assembled file-mode files: any attrs, data and features ------------ */
+
+#define MAX_ATTRS 4
+#define MAX_FEATS 8
+#define MAGIC1    0x454c494646524550ull /* "PERFFILE" when little-endian */
+
+struct fspec {
+	const uint8_t *magic; /* the 8 bytes as they lie; NULL: PERFILE2 */
+	unsigned bitmap_word; /* bytes in a long of the feature bitmap: 8 (0) or 4 */
+	size_t attr_bytes;    /* each attr's bytes in the attrs section */
+	unsigned nr_attrs;
+	const struct wbuf *attrs; /* nr_attrs attrs of attr_bytes each */
+	const uint64_t *ids[MAX_ATTRS];
+	uint32_t nr_ids[MAX_ATTRS];
+	const struct wbuf *data;
+	unsigned nr_feats;
+	unsigned feats[MAX_FEATS]; /* ascending */
+	const struct wbuf *feat_secs[MAX_FEATS];
+};
+
+/* header | attrs (each with its ids section) | ids | data | feature table |
+ * feature sections, in the byte order of s->data. */
+static struct wbuf assemble(const struct fspec *s, size_t *data_off)
+{
+	struct wbuf b = {.be = s->data->be};
+	if (s->magic)
+		wbytes(&b, s->magic, 8);
+	else
+		w_magic(&b);
+	size_t entry = s->attr_bytes + 16;
+	size_t nids = 0;
+	for (unsigned i = 0; i < s->nr_attrs; i++)
+		nids += s->nr_ids[i];
+	size_t ids_off = F_ATTRS_OFF + s->nr_attrs * entry;
+	size_t doff = ids_off + nids * 8;
+	w64(&b, 104);
+	w64(&b, entry);
+	w64(&b, F_ATTRS_OFF);
+	w64(&b, s->nr_attrs * entry);
+	w64(&b, doff);
+	w64(&b, s->data->len);
+	w64(&b, 0); /* event_types */
+	w64(&b, 0);
+	unsigned word = s->bitmap_word ? s->bitmap_word : 8;
+	for (unsigned w = 0; w < 32 / word; w++) {
+		uint64_t v = 0;
+		for (unsigned i = 0; i < s->nr_feats; i++)
+			if (s->feats[i] / (8 * word) == w)
+				v |= 1ull << (s->feats[i] % (8 * word));
+		wuint(&b, v, word);
+	}
+	assert_int_equal(b.len, F_ATTRS_OFF);
+	assert_int_equal(s->attrs->len, s->nr_attrs * s->attr_bytes);
+	size_t at = ids_off;
+	for (unsigned i = 0; i < s->nr_attrs; i++) {
+		wbytes(&b, s->attrs->p + i * s->attr_bytes, s->attr_bytes);
+		w64(&b, at);
+		w64(&b, s->nr_ids[i] * 8);
+		at += s->nr_ids[i] * 8;
+	}
+	for (unsigned i = 0; i < s->nr_attrs; i++)
+		for (uint32_t k = 0; k < s->nr_ids[i]; k++)
+			w64(&b, s->ids[i][k]);
+	assert_int_equal(b.len, doff);
+	wbytes(&b, s->data->p, s->data->len);
+	size_t sec = b.len + s->nr_feats * 16;
+	for (unsigned i = 0; i < s->nr_feats; i++) {
+		w64(&b, sec);
+		w64(&b, s->feat_secs[i]->len);
+		sec += s->feat_secs[i]->len;
+	}
+	for (unsigned i = 0; i < s->nr_feats; i++)
+		wbytes(&b, s->feat_secs[i]->p, s->feat_secs[i]->len);
+	if (data_off)
+		*data_off = doff;
+	return b;
+}
+
+static struct pa_file *open_buf(const struct wbuf *b, const struct pa_file_opts *opts, char **path)
+{
+	*path = write_temp(b, b->len);
+	struct pa_err err = {0};
+	struct pa_file *f = pa_file_open(*path, opts, &err);
+	if (!f)
+		fail_msg("pa_file_open: %s", err.msg);
+	return f;
+}
+
+static void close_buf(struct pa_file *f, char *path)
+{
+	pa_file_close(f);
+	unlink(path);
+	free(path);
+}
+
+/* A record begun here, its size patched in by rec_end(). */
+static size_t rec_begin(struct wbuf *b, uint32_t type, uint16_t misc)
+{
+	size_t at = b->len;
+	w_header(b, type, misc, 0);
+	return at;
+}
+
+static void rec_end(struct wbuf *b, size_t at)
+{
+	size_t n = b->len - at;
+	assert_true(n % 8 == 0 && n < 65536);
+	wpatch(b, at + 6, n, 2);
+}
+
+static struct wbuf hostname_sec(bool be)
+{
+	struct wbuf s = {.be = be};
+	w_hostname(&s);
+	return s;
+}
+
+/* A file of the default attr written n bytes long, w_records() and a
+ * HOSTNAME section; magic as in struct fspec. */
+static struct wbuf build_file_t(bool be, const uint8_t *magic, const struct tattr *t, size_t n,
+                                uint8_t tail)
+{
+	struct wbuf attrs = {.be = be}, data = {.be = be}, host = hostname_sec(be);
+	w_attr_t(&attrs, t, n, tail);
+	w_records(&data);
+	static const uint64_t id = T_ID;
+	struct fspec s = {
+	    .magic = magic,
+	    .attr_bytes = n,
+	    .nr_attrs = 1,
+	    .attrs = &attrs,
+	    .ids = {&id},
+	    .nr_ids = {1},
+	    .data = &data,
+	    .nr_feats = 1,
+	    .feats = {PA_FEAT_HOSTNAME},
+	    .feat_secs = {&host},
+	};
+	struct wbuf b = assemble(&s, NULL);
+	free(attrs.p);
+	free(data.p);
+	free(host.p);
+	return b;
+}
+
+/* Read a build_file_t() file back: every field as written. */
+static void read_file_t(const struct wbuf *b, bool be, int version, const struct tattr *t, size_t n,
+                        bool no_mmap)
+{
+	char *path;
+	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
+	struct pa_file *f = open_buf(b, &opts, &path);
+	assert_int_equal(pa_file_mode(f), PA_FILE_MODE_FILE);
+	assert_int_equal(pa_file_needs_swap(f), be != HOST_BE);
+	const struct pa_file_layout *l = pa_file_layout(f);
+	assert_int_equal(l->version, version);
+	assert_int_equal(l->attr_size, n + 16);
+	assert_int_equal(l->attrs_size, n + 16);
+	assert_string_equal(pa_file_header(f)->hostname, "synth-host");
+	assert_int_equal(pa_file_nr_evsels(f), 1);
+	const struct pa_evsel *e = pa_file_evsel(f, 0);
+	check_attr_t(&e->attr, t, n);
+	assert_int_equal(e->nr_ids, 1);
+	assert_int_equal(e->ids[0], T_ID);
+	check_records(f, e, NULL);
+	close_buf(f, path);
+}
+
+/* ---- perf_event_attr sizes ------------------------------------------------ */
+
+/* VER0 (64 bytes, size field 64 or 0) and an attr longer than VER8 whose
+ * unknown tail is not zero: accepted, the tail ignored, the known fields
+ * and the ids after the attr read at their places. File and pipe mode. */
+static void test_attr_sizes(void **state)
+{
+	(void)state;
+	static const struct {
+		uint32_t size_field;
+		size_t n;
+		uint8_t tail;
+	} cases[] = {
+	    {ATTR_VER0, ATTR_VER0, 0}, {0, ATTR_VER0, 0}, {ATTR_KNOWN, ATTR_KNOWN, 0},
+	    {160, 160, 0xab},          {168, 168, 0xff},
+	};
+	for (int be = 0; be <= 1; be++) {
+		for (size_t i = 0; i < PA_ARRAY_SIZE(cases); i++) {
+			struct tattr t = T_ATTR_INIT;
+			t.size = cases[i].size_field;
+			for (int no_mmap = 0; no_mmap <= 1; no_mmap++) {
+				struct wbuf b =
+				    build_file_t(be, NULL, &t, cases[i].n, cases[i].tail);
+				read_file_t(&b, be, 2, &t, cases[i].n, no_mmap);
+				free(b.p);
+				read_pipe_buf(build_pipe_t(be, &t, cases[i].n, cases[i].tail), be,
+				              no_mmap, &t, cases[i].n);
+			}
+		}
+	}
+}
+
+/* ---- the legacy "PERFFILE" magic ------------------------------------------ */
+
+/* perf 0.x files: the byte order is inferred from the attr entry size
+ * (one of the attr sizes of that time plus 16) or, in pipe mode, from the
+ * header size 16. The magic may lie as the string or as the writer's u64. */
+static void test_perffile_legacy(void **state)
+{
+	(void)state;
+	for (int be = 0; be <= 1; be++) {
+		uint8_t as_u64[8];
+		for (int i = 0; i < 8; i++)
+			as_u64[be ? 7 - i : i] = (uint8_t)(MAGIC1 >> (8 * i));
+		const uint8_t *magics[] = {(const uint8_t *)"PERFFILE", as_u64};
+		for (int m = 0; m < 2; m++) {
+			static const size_t sizes[] = {64, 72, 80, 96, 104};
+			for (size_t i = 0; i < PA_ARRAY_SIZE(sizes); i++) {
+				struct tattr t = T_ATTR_INIT;
+				t.size = (uint32_t)sizes[i];
+				struct wbuf b = build_file_t(be, magics[m], &t, sizes[i], 0);
+				read_file_t(&b, be, 1, &t, sizes[i], false);
+				read_file_t(&b, be, 1, &t, sizes[i], true);
+				free(b.p);
+			}
+			/* pipe mode: the header size says the order */
+			for (int no_mmap = 0; no_mmap <= 1; no_mmap++) {
+				struct tattr t = T_ATTR_INIT;
+				struct wbuf b = build_pipe(be);
+				memcpy(b.p, magics[m], 8);
+				read_pipe_buf(b, be, no_mmap, &t, ATTR_SIZE);
+			}
+			/* an attr size perf 0.x never wrote: no way to tell */
+			struct tattr t = T_ATTR_INIT;
+			struct wbuf b = build_file_t(be, magics[m], &t, ATTR_SIZE, 0);
+			char *path = write_temp(&b, b.len);
+			struct pa_err err = {0};
+			assert_null(pa_file_open(path, NULL, &err));
+			assert_int_equal(err.code, -PA_ERR_FORMAT);
+			assert_non_null(strstr(err.msg, "byte order"));
+			unlink(path);
+			free(path);
+			free(b.p);
+		}
+	}
+}
+
+/* ---- feature sections ----------------------------------------------------- */
+
+/* A BUILD_ID feature entry as perf writes one: the header (type 0), the
+ * pid unless "old" (perf before 2010), 24 bytes of id (its size at byte 20
+ * with PA_MISC_BUILD_ID_SIZE), the name padded to 64. */
+static void w_bid_entry(struct wbuf *b, bool old, uint16_t misc, int32_t pid, const uint8_t *id,
+                        uint8_t id_size, const char *name)
+{
+	size_t name_len = PA_ALIGN_UP(strlen(name) + 1, 64);
+	w_header(b, 0, misc, (uint16_t)(8 + (old ? 0 : 4) + 24 + name_len));
+	if (!old)
+		w32(b, (uint32_t)pid);
+	uint8_t raw[24] = {0};
+	memcpy(raw, id, id_size);
+	if (misc & PA_MISC_BUILD_ID_SIZE)
+		raw[20] = id_size;
+	wbytes(b, raw, 24);
+	wstr(b, name, name_len);
+}
+
+static const uint8_t t_build_id2[20] = {0xca, 0xfe, 0xba, 0xbe, 9,    8,    7,    6,    5,    4,
+                                        3,    2,    1,    0,    0xf0, 0xe0, 0xd0, 0xc0, 0xb0, 0xa0};
+
+static void check_bid(const struct pa_buildid_entry *e, int32_t pid, uint16_t misc,
+                      const uint8_t *id, uint8_t size, const char *name)
+{
+	assert_int_equal(e->pid, pid);
+	assert_int_equal(e->misc, misc);
+	assert_int_equal(e->size, size);
+	assert_memory_equal(e->id, id, size);
+	assert_string_equal(e->filename, name);
+}
+
+/* BUILD_ID in both layouts, next to HOSTNAME: the old one (no pid) is told
+ * by its first entry, the kernel, whose name then sits 4 bytes early. */
+static void read_build_ids(bool be, bool old, bool no_mmap)
+{
+	struct wbuf attrs = {.be = be}, data = {.be = be}, host = hostname_sec(be);
+	struct wbuf bids = {.be = be};
+	w_attr(&attrs);
+	w_records(&data);
+	if (old) {
+		w_bid_entry(&bids, true, PA_MISC_KERNEL, 0, t_build_id, 20, "[kernel.kallsyms]");
+		w_bid_entry(&bids, true, PA_MISC_USER, 0, t_build_id2, 20, "/usr/lib/libold.so.1");
+	} else {
+		w_bid_entry(&bids, false, PA_MISC_KERNEL | PA_MISC_BUILD_ID_SIZE, -1, t_build_id,
+		            20, "[kernel.kallsyms]");
+		w_bid_entry(&bids, false, PA_MISC_USER | PA_MISC_BUILD_ID_SIZE, (int32_t)T_PID,
+		            t_build_id2, 16, "/usr/lib/libnew.so.1");
+		w_bid_entry(
+		    &bids, false, PA_MISC_USER, (int32_t)T_TID, t_build_id2, 20,
+		    "/usr/lib/a-name-longer-than-sixty-four-bytes/to-take-two-blocks/lib.so");
+	}
+	static const uint64_t id = T_ID;
+	struct fspec s = {
+	    .attr_bytes = ATTR_SIZE,
+	    .nr_attrs = 1,
+	    .attrs = &attrs,
+	    .ids = {&id},
+	    .nr_ids = {1},
+	    .data = &data,
+	    .nr_feats = 2,
+	    .feats = {PA_FEAT_BUILD_ID, PA_FEAT_HOSTNAME},
+	    .feat_secs = {&bids, &host},
+	};
+	struct wbuf b = assemble(&s, NULL);
+	char *path;
+	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
+	struct pa_file *f = open_buf(&b, &opts, &path);
+	const struct pa_header_info *h = pa_file_header(f);
+	assert_true(pa_header_has_feat(h, PA_FEAT_BUILD_ID));
+	assert_string_equal(h->hostname, "synth-host");
+	if (old) {
+		assert_int_equal(h->nr_buildids, 2);
+		check_bid(&h->buildids[0], -1, PA_MISC_KERNEL, t_build_id, 20, "[kernel.kallsyms]");
+		check_bid(&h->buildids[1], -1, PA_MISC_USER, t_build_id2, 20,
+		          "/usr/lib/libold.so.1");
+	} else {
+		assert_int_equal(h->nr_buildids, 3);
+		check_bid(&h->buildids[0], -1, PA_MISC_KERNEL | PA_MISC_BUILD_ID_SIZE, t_build_id,
+		          20, "[kernel.kallsyms]");
+		check_bid(&h->buildids[1], (int32_t)T_PID, PA_MISC_USER | PA_MISC_BUILD_ID_SIZE,
+		          t_build_id2, 16, "/usr/lib/libnew.so.1");
+		check_bid(&h->buildids[2], (int32_t)T_TID, PA_MISC_USER, t_build_id2, 20,
+		          "/usr/lib/a-name-longer-than-sixty-four-bytes/to-take-two-blocks/lib.so");
+	}
+	check_records(f, pa_file_evsel(f, 0), NULL);
+	close_buf(f, path);
+	free(b.p);
+	free(attrs.p);
+	free(data.p);
+	free(host.p);
+	free(bids.p);
+}
+
+static void test_build_id_layouts(void **state)
+{
+	(void)state;
+	for (int be = 0; be <= 1; be++)
+		for (int old = 0; old <= 1; old++)
+			for (int no_mmap = 0; no_mmap <= 1; no_mmap++)
+				read_build_ids(be, old, no_mmap);
+}
+
+/* The feature bitmap as a writer with "word"-byte longs lays it out (only
+ * a big-endian one differs): HOSTNAME, by which the reader tells the
+ * layouts apart, NRCPUS, SAMPLE_TIME and CLOCKID (other bytes of the first
+ * 32-bit word) and an unknown feature 40 (in the second word), whose
+ * sections follow in bit order and must each land where they belong. */
+static void read_feature_bitmap(bool be, unsigned word)
+{
+	struct wbuf attrs = {.be = be}, data = {.be = be}, host = hostname_sec(be);
+	struct wbuf nrcpus = {.be = be}, stime = {.be = be}, clk = {.be = be}, f40 = {.be = be};
+	w_attr(&attrs);
+	w_records(&data);
+	w32(&nrcpus, 8); /* available */
+	w32(&nrcpus, 6); /* online */
+	w64(&stime, T_TIME);
+	w64(&stime, T_TIME + 1000);
+	w64(&clk, 40);
+	wstr(&f40, "unknown feature", 24);
+	static const uint64_t id = T_ID;
+	struct fspec s = {
+	    .bitmap_word = word,
+	    .attr_bytes = ATTR_SIZE,
+	    .nr_attrs = 1,
+	    .attrs = &attrs,
+	    .ids = {&id},
+	    .nr_ids = {1},
+	    .data = &data,
+	    .nr_feats = 5,
+	    .feats = {PA_FEAT_HOSTNAME, PA_FEAT_NRCPUS, PA_FEAT_SAMPLE_TIME, PA_FEAT_CLOCKID, 40},
+	    .feat_secs = {&host, &nrcpus, &stime, &clk, &f40},
+	};
+	struct wbuf b = assemble(&s, NULL);
+	for (int no_mmap = 0; no_mmap <= 1; no_mmap++) {
+		char *path;
+		struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
+		struct pa_file *f = open_buf(&b, &opts, &path);
+		const struct pa_header_info *h = pa_file_header(f);
+		for (unsigned bit = 0; bit < PA_FEAT_BITS; bit++) {
+			bool want = bit == PA_FEAT_HOSTNAME || bit == PA_FEAT_NRCPUS ||
+			            bit == PA_FEAT_SAMPLE_TIME || bit == PA_FEAT_CLOCKID ||
+			            bit == 40;
+			if (pa_header_has_feat(h, bit) != want)
+				fail_msg("%s file, %u-byte longs: feature %u %s", be ? "BE" : "LE",
+				         word, bit, want ? "missing" : "present");
+		}
+		assert_string_equal(h->hostname, "synth-host");
+		assert_int_equal(h->nr_cpus_avail, 8);
+		assert_int_equal(h->nr_cpus_online, 6);
+		assert_int_equal(h->first_sample_time, T_TIME);
+		assert_int_equal(h->last_sample_time, T_TIME + 1000);
+		assert_int_equal(h->clockid_res_ns, 40);
+		check_records(f, pa_file_evsel(f, 0), NULL);
+		close_buf(f, path);
+	}
+	free(b.p);
+	free(attrs.p);
+	free(data.p);
+	free(host.p);
+	free(nrcpus.p);
+	free(stime.p);
+	free(clk.p);
+	free(f40.p);
+}
+
+static void test_feature_bitmap_words(void **state)
+{
+	(void)state;
+	read_feature_bitmap(true, 4);
+	read_feature_bitmap(true, 8);
+	read_feature_bitmap(false, 4);
+	read_feature_bitmap(false, 8);
+}
+
+/* ---- COMPRESSED and COMPRESSED2 ------------------------------------------- */
+
+/* A compressed record holding src as one zstd frame (perf's writer ends a
+ * frame per record). COMPRESSED2 carries the data size and pads to 8: the
+ * padding here is 4-11 junk bytes, which zstd would refuse (or take for
+ * the start of the next frame) if a reader inflated them. */
+static void w_compressed(struct wbuf *b, uint32_t type, const uint8_t *src, size_t n)
+{
+	size_t cap = ZSTD_compressBound(n);
+	uint8_t *z = malloc(cap);
+	assert_non_null(z);
+	size_t zn = ZSTD_compress(z, cap, src, n, 3);
+	assert_false(ZSTD_isError(zn));
+	if (type == PA_REC_COMPRESSED) {
+		w_header(b, type, 0, (uint16_t)(8 + zn));
+		wbytes(b, z, zn);
+	} else {
+		size_t pad = 8 - zn % 8;
+		if (pad < 4)
+			pad += 8;
+		w_header(b, type, 0, (uint16_t)(16 + zn + pad));
+		w64(b, zn);
+		wbytes(b, z, zn);
+		for (size_t i = 0; i < pad; i++)
+			wbytes(b, "\xa5", 1);
+	}
+	free(z);
+}
+
+#define MAX_CHUNKS 4
+
+/* Where the records of a stream start, and (at [n]) where it ends. */
+static size_t record_starts(const struct wbuf *raw, size_t *start)
+{
+	size_t n = 0;
+	for (size_t off = 0; off < raw->len; n++) {
+		assert_true(n < LOG_MAX && off + 8 <= raw->len);
+		start[n] = off;
+		uint16_t size = raw->be ? (uint16_t)(raw->p[off + 6] << 8 | raw->p[off + 7])
+		                        : (uint16_t)(raw->p[off + 7] << 8 | raw->p[off + 6]);
+		assert_true(size >= 8);
+		off += size;
+	}
+	start[n] = raw->len;
+	return n;
+}
+
+/* w_records() compressed into nr chunks, chunk i holding bytes cut[i-1]
+ * (0 for the first) to cut[i] (the end for the last) as a record of type
+ * types[i]; read back, with and without the containers shown. */
+static void read_compressed(bool be, unsigned nr, const size_t *cut, const uint32_t *types,
+                            bool no_mmap)
+{
+	struct wbuf raw = {.be = be};
+	w_records(&raw);
+	size_t from[MAX_CHUNKS + 1];
+	from[0] = 0;
+	for (unsigned i = 1; i < nr; i++)
+		from[i] = cut[i - 1];
+	from[nr] = raw.len;
+	struct wbuf data = {.be = be};
+	size_t chunk_off[MAX_CHUNKS];
+	for (unsigned i = 0; i < nr; i++) {
+		assert_true(from[i] < from[i + 1]);
+		chunk_off[i] = data.len;
+		w_compressed(&data, types[i], raw.p + from[i], from[i + 1] - from[i]);
+	}
+	size_t rec_start[LOG_MAX + 1];
+	size_t nrec = record_starts(&raw, rec_start);
+
+	struct wbuf attrs = {.be = be}, host = hostname_sec(be), comp = {.be = be};
+	w_attr(&attrs);
+	w32(&comp, 2);      /* version */
+	w32(&comp, 1);      /* type: zstd */
+	w32(&comp, 3);      /* level */
+	w32(&comp, 5);      /* ratio */
+	w32(&comp, 528384); /* mmap_len */
+	static const uint64_t id = T_ID;
+	struct fspec s = {
+	    .attr_bytes = ATTR_SIZE,
+	    .nr_attrs = 1,
+	    .attrs = &attrs,
+	    .ids = {&id},
+	    .nr_ids = {1},
+	    .data = &data,
+	    .nr_feats = 2,
+	    .feats = {PA_FEAT_HOSTNAME, PA_FEAT_COMPRESSED},
+	    .feat_secs = {&host, &comp},
+	};
+	size_t doff;
+	struct wbuf b = assemble(&s, &doff);
+
+	/* the contents */
+	char *path;
+	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
+	struct pa_file *f = open_buf(&b, &opts, &path);
+	const struct pa_header_info *h = pa_file_header(f);
+	assert_int_equal(h->compressed.version, 2);
+	assert_int_equal(h->compressed.type, 1);
+	assert_int_equal(h->compressed.level, 3);
+	assert_int_equal(h->compressed.ratio, 5);
+	assert_int_equal(h->compressed.mmap_len, 528384);
+	const struct pa_evsel *e = pa_file_evsel(f, 0);
+	check_attr(&e->attr);
+	struct ev_log log = {0};
+	check_records(f, e, &log);
+	assert_int_equal(log.n, nrec);
+	for (size_t r = 0; r < nrec; r++) {
+		assert_true(log.e[r].compressed);
+		assert_int_equal(log.e[r].dec_offset, rec_start[r]);
+		/* the chunk a record starts in, or the one it ends in */
+		unsigned first = 0, last = 0;
+		for (unsigned i = 0; i < nr; i++) {
+			if (from[i] <= rec_start[r])
+				first = i;
+			if (from[i] < rec_start[r + 1])
+				last = i;
+		}
+		if (log.e[r].offset != doff + chunk_off[first] &&
+		    log.e[r].offset != doff + chunk_off[last])
+			fail_msg("record %zu (chunks %u-%u): offset %llu", r, first, last,
+			         (unsigned long long)log.e[r].offset);
+	}
+	unsigned n81 = 0, n83 = 0;
+	for (unsigned i = 0; i < nr; i++)
+		types[i] == PA_REC_COMPRESSED ? n81++ : n83++;
+	assert_int_equal(pa_file_count(f, PA_REC_COMPRESSED), n81);
+	assert_int_equal(pa_file_count(f, PA_REC_COMPRESSED2), n83);
+	close_buf(f, path);
+
+	/* the containers too: each before the records it completes */
+	opts.show_containers = true;
+	f = open_buf(&b, &opts, &path);
+	struct pa_event ev;
+	struct pa_err err = {0};
+	unsigned chunk = 0;
+	size_t r = 0;
+	int ret;
+	while ((ret = pa_file_next(f, &ev, &err)) == 1) {
+		if (ev.type == PA_REC_COMPRESSED || ev.type == PA_REC_COMPRESSED2) {
+			assert_true(chunk < nr);
+			assert_int_equal(ev.type, types[chunk]);
+			assert_false(ev.compressed);
+			assert_int_equal(ev.offset, doff + chunk_off[chunk]);
+			assert_null(ev.evsel);
+			/* shown once the records before it are out */
+			size_t done = 0;
+			while (done < nrec && rec_start[done + 1] <= from[chunk])
+				done++;
+			assert_int_equal(r, done);
+			chunk++;
+			continue;
+		}
+		assert_true(r < nrec);
+		assert_true(ev.compressed);
+		assert_int_equal(ev.dec_offset, rec_start[r]);
+		/* all of it has been handed over */
+		assert_true(chunk == nr || from[chunk] >= rec_start[r + 1]);
+		r++;
+	}
+	if (ret < 0)
+		fail_msg("pa_file_next: %s", err.msg);
+	assert_int_equal(chunk, nr);
+	assert_int_equal(r, nrec);
+	close_buf(f, path);
+
+	free(b.p);
+	free(raw.p);
+	free(data.p);
+	free(attrs.p);
+	free(host.p);
+	free(comp.p);
+}
+
+static void test_compressed_whole(void **state)
+{
+	(void)state;
+	static const uint32_t types[] = {PA_REC_COMPRESSED, PA_REC_COMPRESSED2};
+	for (int be = 0; be <= 1; be++)
+		for (size_t t = 0; t < 2; t++)
+			for (int no_mmap = 0; no_mmap <= 1; no_mmap++)
+				read_compressed(be, 1, NULL, &types[t], no_mmap);
+}
+
+/* Two chunks cut at every byte of the stream, so that some record (or
+ * record header) straddles them, with every pair of record types. */
+static void test_compressed_split(void **state)
+{
+	(void)state;
+	static const uint32_t pairs[4][2] = {
+	    {PA_REC_COMPRESSED, PA_REC_COMPRESSED},
+	    {PA_REC_COMPRESSED2, PA_REC_COMPRESSED2},
+	    {PA_REC_COMPRESSED, PA_REC_COMPRESSED2},
+	    {PA_REC_COMPRESSED2, PA_REC_COMPRESSED},
+	};
+	struct wbuf raw = {0};
+	w_records(&raw);
+	size_t len = raw.len;
+	free(raw.p);
+	for (int be = 0; be <= 1; be++)
+		for (size_t p = 0; p < 4; p++)
+			for (size_t cut = 1; cut < len; cut++)
+				read_compressed(be, 2, &cut, pairs[p], cut % 37 == 0);
+}
+
+/* One record (the sample: the third) in three chunks, and a chunk with a
+ * single byte. */
+static void test_compressed_three(void **state)
+{
+	(void)state;
+	static const uint32_t types[] = {PA_REC_COMPRESSED2, PA_REC_COMPRESSED, PA_REC_COMPRESSED2,
+	                                 PA_REC_COMPRESSED};
+	struct wbuf raw = {0};
+	w_records(&raw);
+	size_t start[LOG_MAX + 1];
+	assert_int_equal(record_starts(&raw, start), 5);
+	free(raw.p);
+	size_t sample = start[2];
+	assert_true(start[3] - sample > 64);
+	const size_t cuts[][3] = {
+	    {sample + 5, sample + 40, sample + 41},
+	    {sample + 8, sample + 9, sample + 60},
+	};
+	for (int be = 0; be <= 1; be++)
+		for (size_t c = 0; c < PA_ARRAY_SIZE(cuts); c++)
+			for (int no_mmap = 0; no_mmap <= 1; no_mmap++)
+				read_compressed(be, 4, cuts[c], types, no_mmap);
+}
+
+/* Compressed data that ends inside a record (the fourth, MMAP2): an error
+ * at the compressed record when the header gives the data size; when it
+ * does not (perf was killed), the end of the file, marked truncated. */
+static void read_compressed_cut(bool be, bool size_known, uint32_t type, bool no_mmap)
+{
+	struct wbuf raw = {.be = be};
+	w_records(&raw);
+	size_t start[LOG_MAX + 1];
+	assert_int_equal(record_starts(&raw, start), 5);
+	struct wbuf data = {.be = be};
+	w_compressed(&data, type, raw.p, start[3] + 20);
+	struct wbuf attrs = {.be = be}, host = hostname_sec(be);
+	w_attr(&attrs);
+	static const uint64_t id = T_ID;
+	struct fspec s = {
+	    .attr_bytes = ATTR_SIZE,
+	    .nr_attrs = 1,
+	    .attrs = &attrs,
+	    .ids = {&id},
+	    .nr_ids = {1},
+	    .data = &data,
+	    .nr_feats = size_known,
+	    .feats = {PA_FEAT_HOSTNAME},
+	    .feat_secs = {&host},
+	};
+	size_t doff;
+	struct wbuf b = assemble(&s, &doff);
+	if (!size_known)
+		wpatch(&b, 48, 0, 8);
+	char *path;
+	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
+	struct pa_file *f = open_buf(&b, &opts, &path);
+	struct pa_event ev;
+	next_ok(f, &ev);
+	assert_int_equal(ev.type, PA_REC_COMM);
+	next_ok(f, &ev);
+	assert_int_equal(ev.type, PA_REC_MMAP2);
+	next_ok(f, &ev);
+	assert_int_equal(ev.type, PA_REC_SAMPLE);
+	assert_int_equal(ev.sample.ip, T_IP);
+	assert_int_equal(ev.sample.callchain_nr, 3);
+	struct pa_err err = {0};
+	int r = pa_file_next(f, &ev, &err);
+	if (size_known) {
+		assert_true(r < 0);
+		assert_int_equal(err.code, -PA_ERR_TRUNCATED);
+		assert_true(err.has_offset);
+		assert_int_equal(err.offset, doff);
+		assert_false(pa_file_was_truncated(f));
+	} else {
+		if (r != 0)
+			fail_msg("pa_file_next: %d: %s", r, err.msg);
+		assert_true(pa_file_was_truncated(f));
+		assert_int_equal(pa_file_next(f, &ev, &err), 0);
+	}
+	assert_int_equal(pa_file_count(f, PA_REC_SAMPLE), 1);
+	close_buf(f, path);
+	free(b.p);
+	free(raw.p);
+	free(data.p);
+	free(attrs.p);
+	free(host.p);
+}
+
+static void test_compressed_cut(void **state)
+{
+	(void)state;
+	for (int be = 0; be <= 1; be++)
+		for (int known = 0; known <= 1; known++)
+			for (int no_mmap = 0; no_mmap <= 1; no_mmap++) {
+				read_compressed_cut(be, known, PA_REC_COMPRESSED, no_mmap);
+				read_compressed_cut(be, known, PA_REC_COMPRESSED2, no_mmap);
+			}
+}
+
+/* A zstd frame that inflates to more than the reader's window (1 MiB), as
+ * one of perf's 64 KiB COMPRESSED records of well-compressing data does,
+ * in one to three records. The samples come from a small pool (zstd finds
+ * them again: a ratio of a few tens); an uncompressed FINISHED_ROUND
+ * follows and must come after all of them. In one record, 12000 and 12400
+ * samples fill the window up while the frame's last block is inflated:
+ * zstd then holds back the last input byte, and the reader must come back
+ * for the rest before it takes the next record. */
+static void read_compressed_big(bool be, unsigned nr_samples, unsigned nr_records, bool no_mmap)
+{
+	struct wbuf raw = {.be = be};
+	uint64_t pool_ip[64], x = 0x9e3779b97f4a7c15ull;
+	for (int i = 0; i < 64; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		pool_ip[i] = T_IP + (x & 0xffff);
+	}
+	uint8_t *pick = malloc(nr_samples);
+	assert_non_null(pick);
+	for (unsigned i = 0; i < nr_samples; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		pick[i] = (uint8_t)(x % 64);
+		size_t at = rec_begin(&raw, PA_REC_SAMPLE, PA_MISC_USER);
+		w64(&raw, pool_ip[pick[i]]);
+		w32(&raw, T_PID);
+		w32(&raw, T_TID);
+		w64(&raw, T_TIME);
+		w64(&raw, T_ID);
+		w32(&raw, T_CPU);
+		w32(&raw, 0);
+		w64(&raw, pick[i]); /* period: the pool index */
+		w64(&raw, 3);
+		for (int k = 0; k < 3; k++)
+			w64(&raw, t_chain[k]);
+		rec_end(&raw, at);
+	}
+	/* one zstd frame, in nr_records records */
+	size_t cap = ZSTD_compressBound(raw.len);
+	uint8_t *z = malloc(cap);
+	assert_non_null(z);
+	size_t zn = ZSTD_compress(z, cap, raw.p, raw.len, 3);
+	assert_false(ZSTD_isError(zn));
+	if (zn / nr_records + 24 >= 65536 || raw.len / zn >= PA_MAX_INFLATE_RATIO)
+		fail_msg("%zu bytes compress to %zu", raw.len, zn);
+	struct wbuf data = {.be = be};
+	for (unsigned r = 0; r < nr_records; r++) {
+		size_t from = zn * r / nr_records, to = zn * (r + 1) / nr_records;
+		size_t pad = (8 - (to - from) % 8) % 8;
+		w_header(&data, PA_REC_COMPRESSED2, 0, (uint16_t)(16 + to - from + pad));
+		w64(&data, to - from);
+		wbytes(&data, z + from, to - from);
+		wzero(&data, pad);
+	}
+	free(z);
+	w_header(&data, PA_REC_FINISHED_ROUND, 0, 8);
+
+	struct wbuf attrs = {.be = be}, host = hostname_sec(be);
+	w_attr(&attrs);
+	static const uint64_t id = T_ID;
+	struct fspec s = {
+	    .attr_bytes = ATTR_SIZE,
+	    .nr_attrs = 1,
+	    .attrs = &attrs,
+	    .ids = {&id},
+	    .nr_ids = {1},
+	    .data = &data,
+	    .nr_feats = 1,
+	    .feats = {PA_FEAT_HOSTNAME},
+	    .feat_secs = {&host},
+	};
+	struct wbuf b = assemble(&s, NULL);
+	char *path;
+	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
+	struct pa_file *f = open_buf(&b, &opts, &path);
+	struct pa_event ev;
+	struct pa_err err = {0};
+	unsigned n = 0;
+	int ret;
+	while ((ret = pa_file_next(f, &ev, &err)) == 1 && ev.type == PA_REC_SAMPLE) {
+		assert_true(n < nr_samples);
+		assert_int_equal(ev.sample.ip, pool_ip[pick[n]]);
+		assert_int_equal(ev.sample.period, pick[n]);
+		assert_int_equal(ev.dec_offset, (uint64_t)n * 88);
+		assert_int_equal(ev.sample.callchain_nr, 3);
+		n++;
+	}
+	if (ret < 0)
+		fail_msg("%u samples of %u: pa_file_next: %s", n, nr_samples, err.msg);
+	if (n != nr_samples)
+		fail_msg("%u samples of %u (%u records of %zu bytes inflating to %zu)", n,
+		         nr_samples, nr_records, zn, raw.len);
+	assert_int_equal(ret, 1);
+	assert_int_equal(ev.type, PA_REC_FINISHED_ROUND);
+	assert_false(ev.compressed);
+	assert_int_equal(pa_file_next(f, &ev, &err), 0);
+	close_buf(f, path);
+	free(pick);
+	free(b.p);
+	free(raw.p);
+	free(data.p);
+	free(attrs.p);
+	free(host.p);
+}
+
+static void test_compressed_big(void **state)
+{
+	(void)state;
+	/* 88-byte samples: about 0.9, 1.05, 1.1 and 1.25 MiB */
+	static const unsigned sizes[] = {10000, 12000, 12400, 15000};
+	for (int be = 0; be <= 1; be++)
+		for (size_t i = 0; i < PA_ARRAY_SIZE(sizes); i++)
+			for (unsigned records = 1; records <= 3; records++)
+				read_compressed_big(be, sizes[i], records, records == 2);
+}
+
+/* ---- sample layouts ------------------------------------------------------- */
+
+/* Three events whose samples differ, each found by its IDENTIFIER:
+ *   A: READ (one value: enabled, running, id, lost), RAW, BRANCH_STACK
+ *      with hw_idx, WEIGHT; ids 0x101 and 0x102;
+ *   B: CPU, READ (a group: nr, enabled, {value, id} x nr), CALLCHAIN,
+ *      WEIGHT, no TIME; id 0x201;
+ *   C: the fixed slots and a call chain only (the host-order fast path).
+ * Records with a sample_id trailer are told apart the same way. */
+#define SA                                                                                         \
+	(PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP | PA_SAMPLE_TID | PA_SAMPLE_TIME | PA_SAMPLE_PERIOD | \
+	 PA_SAMPLE_READ | PA_SAMPLE_RAW | PA_SAMPLE_BRANCH_STACK | PA_SAMPLE_WEIGHT)
+#define RA                                                                                         \
+	(PA_FORMAT_TOTAL_TIME_ENABLED | PA_FORMAT_TOTAL_TIME_RUNNING | PA_FORMAT_ID |              \
+	 PA_FORMAT_LOST)
+#define SB                                                                                         \
+	(PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP | PA_SAMPLE_TID | PA_SAMPLE_CPU | PA_SAMPLE_READ |    \
+	 PA_SAMPLE_CALLCHAIN | PA_SAMPLE_WEIGHT)
+#define RB (PA_FORMAT_GROUP | PA_FORMAT_ID | PA_FORMAT_TOTAL_TIME_ENABLED)
+#define SC                                                                                         \
+	(PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP | PA_SAMPLE_TID | PA_SAMPLE_TIME | PA_SAMPLE_CPU |    \
+	 PA_SAMPLE_PERIOD | PA_SAMPLE_CALLCHAIN)
+#define ID_A1   0x101ull
+#define ID_A2   0x102ull
+#define ID_B    0x201ull
+#define ID_C    0x301ull
+#define BR_TYPE (PA_BRANCH_HW_INDEX | 8)
+#define S_FLAGS (BIT(PA_ATTR_DISABLED) | BIT(PA_ATTR_SAMPLE_ID_ALL))
+
+static const uint64_t t_branches[6] = {0x1000, 0x2000, 0x11, 0x3000, 0x4000, 0x22};
+static const uint64_t t_read_a[5] = {111111, 2000, 1500, ID_A1, 3};
+static const uint64_t t_read_a2[5] = {2, 3, 4, ID_A2, 0};
+static const uint64_t t_read_b[6] = {2, 5000, 777, ID_B, 888, ID_C};
+static const uint64_t t_chain_b[2] = {PA_CONTEXT_USER, T_IP + 0x20};
+
+static void w_sample_a(struct wbuf *b, uint64_t id, uint64_t ip, uint64_t time, uint64_t period,
+                       const uint64_t *read, const uint8_t *raw, uint32_t raw_size, uint64_t nr_br,
+                       uint64_t hw_idx, uint64_t weight)
+{
+	size_t at = rec_begin(b, PA_REC_SAMPLE, PA_MISC_USER);
+	w64(b, id);
+	w64(b, ip);
+	w32(b, T_PID);
+	w32(b, T_TID);
+	w64(b, time);
+	w64(b, period);
+	for (int i = 0; i < 5; i++)
+		w64(b, read[i]);
+	w32(b, raw_size);
+	wbytes(b, raw, raw_size);
+	w64(b, nr_br);
+	w64(b, hw_idx);
+	for (uint64_t i = 0; i < nr_br * 3; i++)
+		w64(b, t_branches[i]);
+	w64(b, weight);
+	rec_end(b, at);
+}
+
+static void w_sample_records(struct wbuf *b, const uint8_t *raw12)
+{
+	/* COMM of A, its trailer: TID, TIME, IDENTIFIER */
+	size_t at = rec_begin(b, PA_REC_COMM, 0);
+	w32(b, T_PID);
+	w32(b, T_TID);
+	wstr(b, "comm-a", 8);
+	w32(b, T_PID);
+	w32(b, T_TID);
+	w64(b, T_TIME);
+	w64(b, ID_A2);
+	rec_end(b, at);
+	/* COMM of B, its trailer: TID, CPU, IDENTIFIER */
+	at = rec_begin(b, PA_REC_COMM, 0);
+	w32(b, T_PID + 1);
+	w32(b, T_TID + 1);
+	wstr(b, "comm-b", 8);
+	w32(b, T_PID + 1);
+	w32(b, T_TID + 1);
+	w32(b, 5);
+	w32(b, 0);
+	w64(b, ID_B);
+	rec_end(b, at);
+
+	w_sample_a(b, ID_A1, T_IP + 0x10, T_TIME + 1, 1000, t_read_a, raw12, 12, 2, 7, 0x1234);
+
+	at = rec_begin(b, PA_REC_SAMPLE, PA_MISC_USER);
+	w64(b, ID_B);
+	w64(b, T_IP + 0x20);
+	w32(b, T_PID);
+	w32(b, T_TID);
+	w32(b, 5); /* cpu */
+	w32(b, 0);
+	for (int i = 0; i < 6; i++)
+		w64(b, t_read_b[i]);
+	w64(b, 2);
+	for (int i = 0; i < 2; i++)
+		w64(b, t_chain_b[i]);
+	w64(b, 0x5678);
+	rec_end(b, at);
+
+	at = rec_begin(b, PA_REC_SAMPLE, PA_MISC_USER);
+	w64(b, ID_C);
+	w64(b, T_IP + 0x30);
+	w32(b, T_PID);
+	w32(b, T_TID);
+	w64(b, T_TIME + 3);
+	w32(b, 6); /* cpu */
+	w32(b, 0);
+	w64(b, 4242);
+	w64(b, 1);
+	w64(b, T_IP + 0x30);
+	rec_end(b, at);
+
+	static const uint8_t raw4[4] = {1, 2, 3, 4};
+	w_sample_a(b, ID_A2, T_IP + 0x40, T_TIME + 4, 2000, t_read_a2, raw4, 4, 0, UINT64_MAX, 9);
+}
+
+static void check_sample_a(const struct pa_event *ev, const struct pa_evsel *a, uint64_t id,
+                           uint64_t ip, uint64_t time, uint64_t period, const uint64_t *read,
+                           const uint8_t *raw, uint32_t raw_size, uint64_t nr_br, uint64_t hw_idx,
+                           uint64_t weight)
+{
+	const struct pa_sample *s = &ev->sample;
+	assert_int_equal(ev->type, PA_REC_SAMPLE);
+	assert_ptr_equal(ev->evsel, a);
+	assert_int_equal(s->type, SA);
+	assert_int_equal(s->id, id);
+	assert_int_equal(s->ip, ip);
+	assert_int_equal(s->pid, T_PID);
+	assert_int_equal(s->tid, T_TID);
+	assert_int_equal(s->time, time);
+	assert_int_equal(s->period, period);
+	assert_int_equal(s->cpu, 0);
+	assert_int_equal(s->read.nr_values, 5);
+	assert_non_null(s->read.values);
+	assert_memory_equal(s->read.values, read, 5 * 8);
+	assert_int_equal(s->raw_size, raw_size);
+	assert_non_null(s->raw);
+	assert_memory_equal(s->raw, raw, raw_size); /* as written, whatever the order */
+	assert_int_equal(s->branch.nr, nr_br);
+	assert_int_equal(s->branch.hw_idx, hw_idx);
+	if (nr_br)
+		assert_memory_equal(s->branch.entries, t_branches, nr_br * 3 * 8);
+	assert_null(s->branch.counters);
+	assert_int_equal(s->weight, weight);
+	assert_int_equal(s->callchain_nr, 0);
+}
+
+static void read_sample_layouts(bool be, bool no_mmap)
+{
+	struct tattr ta = {.type = 0,
+	                   .size = ATTR_SIZE,
+	                   .config = 0,
+	                   .sample_type = SA,
+	                   .read_format = RA,
+	                   .flags = S_FLAGS,
+	                   .branch_sample_type = BR_TYPE};
+	struct tattr tb = {.type = 1,
+	                   .size = ATTR_SIZE,
+	                   .config = 0,
+	                   .sample_type = SB,
+	                   .read_format = RB,
+	                   .flags = S_FLAGS};
+	struct tattr tc = {
+	    .type = 1, .size = ATTR_SIZE, .config = 1, .sample_type = SC, .flags = S_FLAGS};
+	struct wbuf attrs = {.be = be}, data = {.be = be}, host = hostname_sec(be);
+	w_attr_t(&attrs, &ta, ATTR_SIZE, 0);
+	w_attr_t(&attrs, &tb, ATTR_SIZE, 0);
+	w_attr_t(&attrs, &tc, ATTR_SIZE, 0);
+	/* a RAW payload: a u32 in the writer's order, then bytes */
+	uint8_t raw12[12];
+	for (int i = 0; i < 4; i++)
+		raw12[be ? 3 - i : i] = (uint8_t)(0x11223344u >> (8 * i));
+	memcpy(raw12 + 4, "ABCDEFGH", 8);
+	w_sample_records(&data, raw12);
+	static const uint64_t ids_a[] = {ID_A1, ID_A2}, ids_b[] = {ID_B}, ids_c[] = {ID_C};
+	struct fspec s = {
+	    .attr_bytes = ATTR_SIZE,
+	    .nr_attrs = 3,
+	    .attrs = &attrs,
+	    .ids = {ids_a, ids_b, ids_c},
+	    .nr_ids = {2, 1, 1},
+	    .data = &data,
+	    .nr_feats = 1,
+	    .feats = {PA_FEAT_HOSTNAME},
+	    .feat_secs = {&host},
+	};
+	struct wbuf b = assemble(&s, NULL);
+	char *path;
+	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
+	struct pa_file *f = open_buf(&b, &opts, &path);
+	assert_int_equal(pa_file_nr_evsels(f), 3);
+	const struct pa_evsel *ea = pa_file_evsel(f, 0), *eb = pa_file_evsel(f, 1),
+	                      *ec = pa_file_evsel(f, 2);
+	check_attr_t(&ea->attr, &ta, ATTR_SIZE);
+	check_attr_t(&eb->attr, &tb, ATTR_SIZE);
+	check_attr_t(&ec->attr, &tc, ATTR_SIZE);
+	assert_ptr_equal(pa_file_evsel_by_id(f, ID_A1), ea);
+	assert_ptr_equal(pa_file_evsel_by_id(f, ID_A2), ea);
+	assert_ptr_equal(pa_file_evsel_by_id(f, ID_B), eb);
+	assert_ptr_equal(pa_file_evsel_by_id(f, ID_C), ec);
+
+	struct pa_event ev;
+	next_ok(f, &ev);
+	assert_int_equal(ev.type, PA_REC_COMM);
+	assert_ptr_equal(ev.evsel, ea);
+	assert_string_equal(ev.u.comm.comm, "comm-a");
+	assert_int_equal(ev.sample.pid, T_PID);
+	assert_int_equal(ev.sample.tid, T_TID);
+	assert_int_equal(ev.sample.time, T_TIME);
+	assert_int_equal(ev.sample.id, ID_A2);
+	assert_int_equal(ev.sample.cpu, 0);
+
+	next_ok(f, &ev);
+	assert_int_equal(ev.type, PA_REC_COMM);
+	assert_ptr_equal(ev.evsel, eb);
+	assert_string_equal(ev.u.comm.comm, "comm-b");
+	assert_int_equal(ev.u.comm.pid, T_PID + 1);
+	assert_int_equal(ev.sample.pid, T_PID + 1);
+	assert_int_equal(ev.sample.tid, T_TID + 1);
+	assert_int_equal(ev.sample.time, 0);
+	assert_int_equal(ev.sample.cpu, 5);
+	assert_int_equal(ev.sample.id, ID_B);
+
+	next_ok(f, &ev);
+	check_sample_a(&ev, ea, ID_A1, T_IP + 0x10, T_TIME + 1, 1000, t_read_a, raw12, 12, 2, 7,
+	               0x1234);
+
+	next_ok(f, &ev);
+	assert_int_equal(ev.type, PA_REC_SAMPLE);
+	assert_ptr_equal(ev.evsel, eb);
+	assert_int_equal(ev.sample.type, SB);
+	assert_int_equal(ev.sample.id, ID_B);
+	assert_int_equal(ev.sample.ip, T_IP + 0x20);
+	assert_int_equal(ev.sample.pid, T_PID);
+	assert_int_equal(ev.sample.tid, T_TID);
+	assert_int_equal(ev.sample.cpu, 5);
+	assert_int_equal(ev.sample.time, 0);
+	assert_int_equal(ev.sample.period, 0);
+	assert_int_equal(ev.sample.read.nr_values, 6);
+	assert_memory_equal(ev.sample.read.values, t_read_b, sizeof(t_read_b));
+	assert_int_equal(ev.sample.callchain_nr, 2);
+	assert_memory_equal(ev.sample.callchain, t_chain_b, sizeof(t_chain_b));
+	assert_int_equal(ev.sample.weight, 0x5678);
+	assert_null(ev.sample.raw);
+	assert_int_equal(ev.sample.branch.nr, 0);
+
+	next_ok(f, &ev);
+	assert_int_equal(ev.type, PA_REC_SAMPLE);
+	assert_ptr_equal(ev.evsel, ec);
+	assert_int_equal(ev.sample.type, SC);
+	assert_int_equal(ev.sample.id, ID_C);
+	assert_int_equal(ev.sample.ip, T_IP + 0x30);
+	assert_int_equal(ev.sample.pid, T_PID);
+	assert_int_equal(ev.sample.tid, T_TID);
+	assert_int_equal(ev.sample.time, T_TIME + 3);
+	assert_int_equal(ev.sample.cpu, 6);
+	assert_int_equal(ev.sample.period, 4242);
+	assert_int_equal(ev.sample.callchain_nr, 1);
+	assert_int_equal(ev.sample.callchain[0], T_IP + 0x30);
+	assert_int_equal(ev.sample.read.nr_values, 0);
+	assert_int_equal(ev.sample.weight, 0);
+
+	next_ok(f, &ev);
+	static const uint8_t raw4[4] = {1, 2, 3, 4};
+	check_sample_a(&ev, ea, ID_A2, T_IP + 0x40, T_TIME + 4, 2000, t_read_a2, raw4, 4, 0,
+	               UINT64_MAX, 9);
+
+	struct pa_err err = {0};
+	assert_int_equal(pa_file_next(f, &ev, &err), 0);
+	assert_int_equal(pa_file_count(f, PA_REC_SAMPLE), 4);
+	assert_int_equal(pa_file_count(f, PA_REC_COMM), 2);
+	close_buf(f, path);
+	free(b.p);
+	free(attrs.p);
+	free(data.p);
+	free(host.p);
+}
+
+static void test_sample_layouts(void **state)
+{
+	(void)state;
+	for (int be = 0; be <= 1; be++)
+		for (int no_mmap = 0; no_mmap <= 1; no_mmap++)
+			read_sample_layouts(be, no_mmap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_flags_single),
-		cmocka_unit_test(test_flags_precise_ip),
-		cmocka_unit_test(test_flags_bytes),
-		cmocka_unit_test(test_flags_native_compiler),
-		cmocka_unit_test(test_file_le),
-		cmocka_unit_test(test_file_be),
-		cmocka_unit_test(test_pipe_le),
-		cmocka_unit_test(test_pipe_be),
-		cmocka_unit_test(test_truncated_le),
-		cmocka_unit_test(test_truncated_be),
-		cmocka_unit_test(test_sample_chain_bounds),
+	    cmocka_unit_test(test_flags_single),
+	    cmocka_unit_test(test_flags_precise_ip),
+	    cmocka_unit_test(test_flags_bytes),
+	    cmocka_unit_test(test_flags_native_compiler),
+	    cmocka_unit_test(test_file_le),
+	    cmocka_unit_test(test_file_be),
+	    cmocka_unit_test(test_pipe_le),
+	    cmocka_unit_test(test_pipe_be),
+	    cmocka_unit_test(test_truncated_le),
+	    cmocka_unit_test(test_truncated_be),
+	    cmocka_unit_test(test_sample_chain_bounds),
+	    cmocka_unit_test(test_attr_sizes),
+	    cmocka_unit_test(test_perffile_legacy),
+	    cmocka_unit_test(test_build_id_layouts),
+	    cmocka_unit_test(test_feature_bitmap_words),
+	    cmocka_unit_test(test_compressed_whole),
+	    cmocka_unit_test(test_compressed_split),
+	    cmocka_unit_test(test_compressed_three),
+	    cmocka_unit_test(test_compressed_big),
+	    cmocka_unit_test(test_compressed_cut),
+	    cmocka_unit_test(test_sample_layouts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
