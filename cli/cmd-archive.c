@@ -79,23 +79,12 @@ static bool map_kind(enum pa_dso_kind k, enum pa_archive_dso_kind *out)
 	case PA_DSO_VDSO:
 		*out = PA_ARCHIVE_DSO_VDSO;
 		return true;
+	case PA_DSO_ANON: /* the session names it /tmp/perf-PID.map */
+		*out = PA_ARCHIVE_DSO_PERF_MAP;
+		return true;
 	default:
 		return false;
 	}
-}
-
-/* perf's name for the symbols of a JIT's anonymous code: /tmp/perf-PID.map */
-static bool is_perf_map(const char *name)
-{
-	const char *p = name;
-	if (strncmp(p, "/tmp/perf-", 10))
-		return false;
-	p += 10;
-	if (*p < '0' || *p > '9')
-		return false;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	return !strcmp(p, ".map");
 }
 
 static int do_pack(const char *input, const char *output, bool all, int verbose,
@@ -131,9 +120,7 @@ static int do_pack(const char *input, const char *output, bool all, int verbose,
 			enum pa_archive_dso_kind kind;
 			if (!all && !d->hit)
 				continue;
-			if (d->kind == PA_DSO_ANON && is_perf_map(d->long_name))
-				kind = PA_ARCHIVE_DSO_PERF_MAP;
-			else if (!map_kind(d->kind, &kind))
+			if (!map_kind(d->kind, &kind))
 				continue;
 			dsos[n].name = d->long_name;
 			dsos[n].kind = kind;

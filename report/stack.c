@@ -183,8 +183,8 @@ static bool mod_is_kernel(const char *mod);
 static bool mod_is_jit(const char *mod);
 static const char *loc_mod(const struct loc *l);
 
-/* One rule for kinds (flame graph colours) and the _[k]/_[j] marks: stackcollapse's,
- * by the DSO name perf script prints. */
+/* One rule for kinds (flame graph colours) and the _[k]/_[j] marks:
+ * stackcollapse's, by the DSO name perf script prints. */
 static enum pa_frame_kind loc_kind(const struct loc *l)
 {
 	const char *mod = loc_mod(l);
@@ -406,9 +406,9 @@ struct fframe {
 /* -U, -K and -d split a stack the way bcc's profile does: by the context
  * the address was sampled in (a [vdso] frame is user code), not by the
  * module-name rule of the _[k] mark. */
-static bool frame_in_kernel(const struct pa_report *r, const struct fframe *f)
+static bool in_kernel_stack(const struct pa_report *r, uint32_t loc)
 {
-	return r->locs[f->loc].kernel;
+	return r->locs[loc].kernel;
 }
 
 static int loc_name_ids(struct folded *f, uint32_t li, bool java, struct pa_buf *b,
@@ -541,7 +541,7 @@ static int build_folded(struct folded *f)
 		size_t nf = 0;
 		for (int k = 0; k < n && !ret; k++) {
 			uint32_t li = r->frames[k];
-			bool in_kernel = r->locs[li].kernel;
+			bool in_kernel = in_kernel_stack(r, li);
 			if ((r->opts.user_only && in_kernel) || (r->opts.kernel_only && !in_kernel))
 				continue;
 			if (nf + 16 > cap_fr) {
@@ -586,8 +586,8 @@ static int build_folded(struct folded *f)
 			break;
 		/* outer to leaf */
 		for (size_t k = nf; k-- > skip && !ret;) {
-			if (r->opts.delimiter && k + 1 < nf && !frame_in_kernel(r, &fr[k + 1]) &&
-			    frame_in_kernel(r, &fr[k])) {
+			if (r->opts.delimiter && k + 1 < nf && !in_kernel_stack(r, fr[k + 1].loc) &&
+			    in_kernel_stack(r, fr[k].loc)) {
 				if ((ret = fnode_child(f, cur, delim, &cur, &created)))
 					break;
 				if (created) {

@@ -82,19 +82,24 @@ else
 	note "under $PA_EMU the recording is another host's: the /tmp file is not used"
 fi
 
-# pa archive packs the map
+# pa archive packs the map. (Under an emulator the recording is another
+# host's, so pa archive there takes the map from the cache only: seed it as
+# pa archive on the recording host leaves it, in perf's layout.)
+sha=$(sha1sum "$map" | cut -d' ' -f1)
+if [ -n "$PA_EMU" ]; then
+	mkdir -p "cacheA/tmp/perf-$pid.map/$sha" "cacheA/.build-id/${sha:0:2}"
+	cp "$map" "cacheA/tmp/perf-$pid.map/$sha/perf-map"
+	ln -s "../../tmp/perf-$pid.map/$sha" "cacheA/.build-id/${sha:0:2}/${sha:2}"
+fi
 pa archive -i jit.data -o jit.tar.zst --buildid-dir "$WORK/cacheA" >archive.out 2>archive.err ||
 	fail "pa archive failed: $(head -n 3 archive.err)"
-if [ -z "$PA_EMU" ]; then
-	sha=$(sha1sum "$map" | cut -d' ' -f1)
-	zstd -dc jit.tar.zst | tar -tf - >members
-	CHECKS=$((CHECKS + 1))
-	grep -qx "tmp/perf-$pid.map/$sha/perf-map" members ||
-		fail "the map is not packed as tmp/perf-$pid.map/$sha/perf-map: $(tr '\n' ' ' <members)"
-	zstd -dc jit.tar.zst | tar -xOf - .pa-manifest >manifest
-	CHECKS=$((CHECKS + 1))
-	grep -q "^$sha	perf-map	" manifest || fail "the manifest lists no perf-map entry: $(cat manifest)"
-fi
+zstd -dc jit.tar.zst | tar -tf - >members
+CHECKS=$((CHECKS + 1))
+grep -qx "tmp/perf-$pid.map/$sha/perf-map" members ||
+	fail "the map is not packed as tmp/perf-$pid.map/$sha/perf-map: $(tr '\n' ' ' <members)"
+zstd -dc jit.tar.zst | tar -xOf - .pa-manifest >manifest
+CHECKS=$((CHECKS + 1))
+grep -q "^$sha	perf-map	" manifest || fail "the manifest lists no perf-map entry: $(cat manifest)"
 
 # Elsewhere: the /tmp file is gone, the archive is unpacked.
 pa archive --unpack jit.tar.zst --buildid-dir "$WORK/cacheB" >unpack.out 2>unpack.err ||
