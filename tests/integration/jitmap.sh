@@ -11,6 +11,8 @@
 #     from the unpacked copy, with the rows perf printed before;
 #   - a recording from another host (same file, read under another host
 #     name: unshare -u) never takes the local /tmp file, only the cached copy;
+#   - pa folded -a equals perf script | stackcollapse --all (_[j] marks),
+#     and the flame graph gives the JIT frame the JIT kind;
 #   - two different copies cached under one name: no guess, a -v reason;
 #   - no copy at all: addresses, and -v says why.
 . "$(dirname "$0")/lib.sh"
@@ -57,7 +59,7 @@ int main(void)
 }
 EOF
 cc -O1 -o jit jit.c || skip "cannot build jit.c"
-perf record -q -F 1999 -o jit.data -- ./jit >jit.pid 2>record.err ||
+perf record -q -g -F 1999 -o jit.data -- ./jit >jit.pid 2>record.err ||
 	skip "perf record does not work here: $(head -n 2 record.err | tr '\n' ' ')"
 pid=$(cat jit.pid)
 map=/tmp/perf-$pid.map
@@ -73,10 +75,13 @@ grep -q "\[JIT\] tid $pid .*jit_spin_loop" perf.rows || {
 	finish
 }
 
+# perf script's stacks while the map is there, for the folded comparison
+perf script -i jit.data -F comm,pid,tid,time,event,ip,sym,dso >script.txt 2>/dev/null
+
 mkdir -p empty cacheA cacheB
 # On the recording host: the /tmp file, as perf.
 if [ -z "$PA_EMU" ]; then
-	pa report -i jit.data "${REP[@]}" --buildid-dir "$WORK/empty" >got 2>got.err
+	pa report -i jit.data "${REP[@]}" >got 2>got.err
 	same "recording host: rows from $map" perf.rows got
 else
 	note "under $PA_EMU the recording is another host's: the /tmp file is not used"
@@ -107,6 +112,20 @@ pa archive --unpack jit.tar.zst --buildid-dir "$WORK/cacheB" >unpack.out 2>unpac
 mv "$map" "$map.away"
 pa report -i jit.data "${REP[@]}" --buildid-dir "$WORK/cacheB" >got 2>got.err
 same "after unpack, no /tmp file: rows from the cached copy" perf.rows got
+# folded stacks and the flame graph see a JIT frame (_[j], the JIT kind)
+if command -v python3 >/dev/null 2>&1; then
+	python3 "$HERE/stackcollapse.py" --all script.txt >exp.folded 2>/dev/null
+	pa folded -i jit.data --include-idle -a --buildid-dir "$WORK/cacheB" >got.folded 2>folded.err
+	same "pa folded -a vs perf script | stackcollapse --all" exp.folded got.folded
+	CHECKS=$((CHECKS + 1))
+	grep -q ';jit_spin_loop_\[j\] [0-9]*$' got.folded || fail "no jit_spin_loop_[j] leaf: $(head -n 3 got.folded)"
+else
+	fail "no python3: pa folded not compared"
+fi
+pa flamegraph -i jit.data -o jit.svg --buildid-dir "$WORK/cacheB" >fg.out 2>&1
+CHECKS=$((CHECKS + 1))
+grep -Eq '<title>jit_spin_loop \([^)]*, JIT\)' jit.svg ||
+	fail "flame graph: jit_spin_loop is not a JIT frame: $(grep -o '<title>jit_spin[^<]*' jit.svg | head -n 1)"
 pa report -v -i jit.data "${REP[@]}" --buildid-dir "$WORK/empty" >got 2>got.err
 CHECKS=$((CHECKS + 1))
 grep -q jit_spin_loop got && fail "JIT symbols without the map or a cached copy"

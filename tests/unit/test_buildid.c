@@ -1165,11 +1165,17 @@ static void test_finder_chain(void **state)
 	f = finder(&x, NULL);
 	EXPECT_FIND(f, x.orig, &x.b, PA_FIND_OK, "path");
 
-	/* The system debug dir comes before the path... */
+	/* The original path has the other build: the system debug dir has
+	 * this one... */
 	p = xasprintf("%s/.build-id/%.2s/%s.debug", x.sysdebug, hex, hex + 2);
 	copy_file(PA_TEST_TINY_A, p);
 	free(p);
 	EXPECT_FIND(f, x.orig, &x.a, PA_FIND_OK, "system-debug");
+	/* ...but a matching original file comes first (a .debug file has the
+	 * symbols, not the code)... */
+	copy_file(PA_TEST_TINY_A, x.orig);
+	EXPECT_FIND(f, x.orig, &x.a, PA_FIND_OK, "path");
+	copy_file(PA_TEST_TINY_B, x.orig);
 	pa_finder_free(f);
 
 	/* ...the cache before it (debug after elf)... */
