@@ -227,6 +227,16 @@ static void wstr(struct wbuf *b, const char *s, size_t n)
 	wzero(b, n - l);
 }
 
+/* Frees the bytes of each buffer of the list, which NULL ends. */
+static void free_bufs(struct wbuf *b, ...)
+{
+	va_list ap;
+	va_start(ap, b);
+	for (; b; b = va_arg(ap, struct wbuf *))
+		free(b->p);
+	va_end(ap);
+}
+
 /* What the synthetic files hold. The two halves of every u32 pair differ,
  * so that a reader swapping them as one u64 is caught. */
 #define T_PID 1234u
@@ -333,6 +343,18 @@ static void w_header(struct wbuf *b, uint32_t type, uint16_t misc, uint16_t size
 	w16(b, size);
 }
 
+/* A SAMPLE's body in T_SAMPLE_TYPE's layout: ip, the slots of the trailer
+ * (the same ones in the same order), period and t_chain. */
+static void w_sample_body(struct wbuf *b, uint64_t ip, uint64_t period)
+{
+	w64(b, ip);
+	w_trailer(b);
+	w64(b, period);
+	w64(b, 3);
+	for (int i = 0; i < 3; i++)
+		w64(b, t_chain[i]);
+}
+
 /* The data records shared by both modes: COMM, MMAP2, SAMPLE, MMAP2 with a
  * build-id, FINISHED_ROUND. */
 static void w_records(struct wbuf *b)
@@ -359,17 +381,7 @@ static void w_records(struct wbuf *b)
 	w_trailer(b);
 
 	w_header(b, PA_REC_SAMPLE, PA_MISC_USER, 8 + 6 * 8 + 8 + 3 * 8);
-	w64(b, T_IP);
-	w32(b, T_PID);
-	w32(b, T_TID);
-	w64(b, T_TIME);
-	w64(b, T_ID);
-	w32(b, T_CPU);
-	w32(b, 0);
-	w64(b, T_PERIOD);
-	w64(b, 3);
-	for (int i = 0; i < 3; i++)
-		w64(b, t_chain[i]);
+	w_sample_body(b, T_IP, T_PERIOD);
 
 	w_header(b, PA_REC_MMAP2, PA_MISC_USER | PA_MISC_MMAP_BUILD_ID,
 		 8 + 8 + 24 + 24 + 8 + 16 + 32);
@@ -470,6 +482,30 @@ static char *write_temp(const struct wbuf *b, size_t len)
 	assert_int_equal(write(fd, b->p, len), (ssize_t)len);
 	close(fd);
 	return path;
+}
+
+static struct pa_file *open_buf(const struct wbuf *b, const struct pa_file_opts *opts, char **path)
+{
+	*path = write_temp(b, b->len);
+	struct pa_err err = {0};
+	struct pa_file *f = pa_file_open(*path, opts, &err);
+	if (!f)
+		fail_msg("pa_file_open: %s", err.msg);
+	return f;
+}
+
+static void close_buf(struct pa_file *f, char *path)
+{
+	pa_file_close(f);
+	unlink(path);
+	free(path);
+}
+
+/* b opened by open_buf() with the default options but no_mmap. */
+static struct pa_file *open_read(const struct wbuf *b, bool no_mmap, char **path)
+{
+	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
+	return open_buf(b, &opts, path);
 }
 
 /* An attr written by w_attr_t(t, n): the fields past its size (the size
@@ -628,12 +664,8 @@ static void read_file_mode(bool be, bool no_mmap)
 {
 	size_t data_size;
 	struct wbuf b = build_file(be, &data_size);
-	char *path = write_temp(&b, b.len);
-	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
-	struct pa_err err = {0};
-	struct pa_file *f = pa_file_open(path, &opts, &err);
-	if (!f)
-		fail_msg("pa_file_open: %s", err.msg);
+	char *path;
+	struct pa_file *f = open_read(&b, no_mmap, &path);
 
 	assert_int_equal(pa_file_mode(f), PA_FILE_MODE_FILE);
 	assert_int_equal(pa_file_needs_swap(f), be != HOST_BE);
@@ -662,9 +694,7 @@ static void read_file_mode(bool be, bool no_mmap)
 	assert_ptr_equal(pa_file_evsel_by_id(f, T_ID), e);
 
 	check_records(f, e, NULL);
-	pa_file_close(f);
-	unlink(path);
-	free(path);
+	close_buf(f, path);
 	free(b.p);
 }
 
@@ -685,12 +715,8 @@ static void test_file_be(void **state)
 /* A pipe-mode file b (build_pipe()'s records), read back. */
 static void read_pipe_buf(struct wbuf b, bool be, bool no_mmap, const struct tattr *t, size_t n)
 {
-	char *path = write_temp(&b, b.len);
-	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
-	struct pa_err err = {0};
-	struct pa_file *f = pa_file_open(path, &opts, &err);
-	if (!f)
-		fail_msg("pa_file_open: %s", err.msg);
+	char *path;
+	struct pa_file *f = open_read(&b, no_mmap, &path);
 	assert_int_equal(pa_file_mode(f), PA_FILE_MODE_PIPE);
 	assert_int_equal(pa_file_needs_swap(f), be != HOST_BE);
 	assert_int_equal(pa_file_nr_evsels(f), 0); /* attrs arrive as records */
@@ -717,9 +743,7 @@ static void read_pipe_buf(struct wbuf b, bool be, bool no_mmap, const struct tat
 	check_records(f, e, NULL);
 	assert_int_equal(pa_file_count(f, PA_REC_HEADER_ATTR), 1);
 	assert_int_equal(pa_file_count(f, PA_REC_HEADER_FEATURE), 1);
-	pa_file_close(f);
-	unlink(path);
-	free(path);
+	close_buf(f, path);
 	free(b.p);
 }
 
@@ -826,9 +850,7 @@ static int read_with_chain_nr(bool be, uint64_t nr, struct pa_event *ev, struct 
 	int r = pa_file_next(f, ev, err);
 	/* (the event points into the file's memory) */
 	*chain1 = r == 1 && ev->sample.callchain_nr > 1 ? ev->sample.callchain[1] : 0;
-	pa_file_close(f);
-	unlink(path);
-	free(path);
+	close_buf(f, path);
 	free(b.p);
 	return r;
 }
@@ -940,21 +962,30 @@ static struct wbuf assemble(const struct fspec *s, size_t *data_off)
 	return b;
 }
 
-static struct pa_file *open_buf(const struct wbuf *b, const struct pa_file_opts *opts, char **path)
+/* Feature feat (above those already in s) with its section sec. */
+static void add_feat(struct fspec *s, unsigned feat, const struct wbuf *sec)
 {
-	*path = write_temp(b, b->len);
-	struct pa_err err = {0};
-	struct pa_file *f = pa_file_open(*path, opts, &err);
-	if (!f)
-		fail_msg("pa_file_open: %s", err.msg);
-	return f;
+	s->feats[s->nr_feats] = feat;
+	s->feat_secs[s->nr_feats++] = sec;
 }
 
-static void close_buf(struct pa_file *f, char *path)
+/* A file of one attr (attrs: attr_bytes of it) with the id T_ID, data and,
+ * unless host is NULL, a HOSTNAME section host; add_feat() adds more. */
+static struct fspec one_attr_spec(const struct wbuf *attrs, size_t attr_bytes,
+                                  const struct wbuf *data, const struct wbuf *host)
 {
-	pa_file_close(f);
-	unlink(path);
-	free(path);
+	static const uint64_t id = T_ID;
+	struct fspec s = {
+	    .attr_bytes = attr_bytes,
+	    .nr_attrs = 1,
+	    .attrs = attrs,
+	    .ids = {&id},
+	    .nr_ids = {1},
+	    .data = data,
+	};
+	if (host)
+		add_feat(&s, PA_FEAT_HOSTNAME, host);
+	return s;
 }
 
 /* A record begun here, its size patched in by rec_end(). */
@@ -987,23 +1018,10 @@ static struct wbuf build_file_t(bool be, const uint8_t *magic, const struct tatt
 	struct wbuf attrs = {.be = be}, data = {.be = be}, host = hostname_sec(be);
 	w_attr_t(&attrs, t, n, tail);
 	w_records(&data);
-	static const uint64_t id = T_ID;
-	struct fspec s = {
-	    .magic = magic,
-	    .attr_bytes = n,
-	    .nr_attrs = 1,
-	    .attrs = &attrs,
-	    .ids = {&id},
-	    .nr_ids = {1},
-	    .data = &data,
-	    .nr_feats = 1,
-	    .feats = {PA_FEAT_HOSTNAME},
-	    .feat_secs = {&host},
-	};
+	struct fspec s = one_attr_spec(&attrs, n, &data, &host);
+	s.magic = magic;
 	struct wbuf b = assemble(&s, NULL);
-	free(attrs.p);
-	free(data.p);
-	free(host.p);
+	free_bufs(&attrs, &data, &host, NULL);
 	return b;
 }
 
@@ -1012,8 +1030,7 @@ static void read_file_t(const struct wbuf *b, bool be, int version, const struct
                         bool no_mmap)
 {
 	char *path;
-	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
-	struct pa_file *f = open_buf(b, &opts, &path);
+	struct pa_file *f = open_read(b, no_mmap, &path);
 	assert_int_equal(pa_file_mode(f), PA_FILE_MODE_FILE);
 	assert_int_equal(pa_file_needs_swap(f), be != HOST_BE);
 	const struct pa_file_layout *l = pa_file_layout(f);
@@ -1160,22 +1177,12 @@ static void read_build_ids(bool be, bool old, bool no_mmap)
 		    &bids, false, PA_MISC_USER, (int32_t)T_TID, t_build_id2, 20,
 		    "/usr/lib/a-name-longer-than-sixty-four-bytes/to-take-two-blocks/lib.so");
 	}
-	static const uint64_t id = T_ID;
-	struct fspec s = {
-	    .attr_bytes = ATTR_SIZE,
-	    .nr_attrs = 1,
-	    .attrs = &attrs,
-	    .ids = {&id},
-	    .nr_ids = {1},
-	    .data = &data,
-	    .nr_feats = 2,
-	    .feats = {PA_FEAT_BUILD_ID, PA_FEAT_HOSTNAME},
-	    .feat_secs = {&bids, &host},
-	};
+	struct fspec s = one_attr_spec(&attrs, ATTR_SIZE, &data, NULL);
+	add_feat(&s, PA_FEAT_BUILD_ID, &bids);
+	add_feat(&s, PA_FEAT_HOSTNAME, &host);
 	struct wbuf b = assemble(&s, NULL);
 	char *path;
-	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
-	struct pa_file *f = open_buf(&b, &opts, &path);
+	struct pa_file *f = open_read(&b, no_mmap, &path);
 	const struct pa_header_info *h = pa_file_header(f);
 	assert_true(pa_header_has_feat(h, PA_FEAT_BUILD_ID));
 	assert_string_equal(h->hostname, "synth-host");
@@ -1195,11 +1202,7 @@ static void read_build_ids(bool be, bool old, bool no_mmap)
 	}
 	check_records(f, pa_file_evsel(f, 0), NULL);
 	close_buf(f, path);
-	free(b.p);
-	free(attrs.p);
-	free(data.p);
-	free(host.p);
-	free(bids.p);
+	free_bufs(&b, &attrs, &data, &host, &bids, NULL);
 }
 
 static void test_build_id_layouts(void **state)
@@ -1228,24 +1231,16 @@ static void read_feature_bitmap(bool be, unsigned word)
 	w64(&stime, T_TIME + 1000);
 	w64(&clk, 40);
 	wstr(&f40, "unknown feature", 24);
-	static const uint64_t id = T_ID;
-	struct fspec s = {
-	    .bitmap_word = word,
-	    .attr_bytes = ATTR_SIZE,
-	    .nr_attrs = 1,
-	    .attrs = &attrs,
-	    .ids = {&id},
-	    .nr_ids = {1},
-	    .data = &data,
-	    .nr_feats = 5,
-	    .feats = {PA_FEAT_HOSTNAME, PA_FEAT_NRCPUS, PA_FEAT_SAMPLE_TIME, PA_FEAT_CLOCKID, 40},
-	    .feat_secs = {&host, &nrcpus, &stime, &clk, &f40},
-	};
+	struct fspec s = one_attr_spec(&attrs, ATTR_SIZE, &data, &host);
+	s.bitmap_word = word;
+	add_feat(&s, PA_FEAT_NRCPUS, &nrcpus);
+	add_feat(&s, PA_FEAT_SAMPLE_TIME, &stime);
+	add_feat(&s, PA_FEAT_CLOCKID, &clk);
+	add_feat(&s, 40, &f40);
 	struct wbuf b = assemble(&s, NULL);
 	for (int no_mmap = 0; no_mmap <= 1; no_mmap++) {
 		char *path;
-		struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
-		struct pa_file *f = open_buf(&b, &opts, &path);
+		struct pa_file *f = open_read(&b, no_mmap, &path);
 		const struct pa_header_info *h = pa_file_header(f);
 		for (unsigned bit = 0; bit < PA_FEAT_BITS; bit++) {
 			bool want = bit == PA_FEAT_HOSTNAME || bit == PA_FEAT_NRCPUS ||
@@ -1264,14 +1259,7 @@ static void read_feature_bitmap(bool be, unsigned word)
 		check_records(f, pa_file_evsel(f, 0), NULL);
 		close_buf(f, path);
 	}
-	free(b.p);
-	free(attrs.p);
-	free(data.p);
-	free(host.p);
-	free(nrcpus.p);
-	free(stime.p);
-	free(clk.p);
-	free(f40.p);
+	free_bufs(&b, &attrs, &data, &host, &nrcpus, &stime, &clk, &f40, NULL);
 }
 
 static void test_feature_bitmap_words(void **state)
@@ -1360,18 +1348,8 @@ static void read_compressed(bool be, unsigned nr, const size_t *cut, const uint3
 	w32(&comp, 3);      /* level */
 	w32(&comp, 5);      /* ratio */
 	w32(&comp, 528384); /* mmap_len */
-	static const uint64_t id = T_ID;
-	struct fspec s = {
-	    .attr_bytes = ATTR_SIZE,
-	    .nr_attrs = 1,
-	    .attrs = &attrs,
-	    .ids = {&id},
-	    .nr_ids = {1},
-	    .data = &data,
-	    .nr_feats = 2,
-	    .feats = {PA_FEAT_HOSTNAME, PA_FEAT_COMPRESSED},
-	    .feat_secs = {&host, &comp},
-	};
+	struct fspec s = one_attr_spec(&attrs, ATTR_SIZE, &data, &host);
+	add_feat(&s, PA_FEAT_COMPRESSED, &comp);
 	size_t doff;
 	struct wbuf b = assemble(&s, &doff);
 
@@ -1449,12 +1427,7 @@ static void read_compressed(bool be, unsigned nr, const size_t *cut, const uint3
 	assert_int_equal(r, nrec);
 	close_buf(f, path);
 
-	free(b.p);
-	free(raw.p);
-	free(data.p);
-	free(attrs.p);
-	free(host.p);
-	free(comp.p);
+	free_bufs(&b, &raw, &data, &attrs, &host, &comp, NULL);
 }
 
 static void test_compressed_whole(void **state)
@@ -1525,25 +1498,13 @@ static void read_compressed_cut(bool be, bool size_known, uint32_t type, bool no
 	w_compressed(&data, type, raw.p, start[3] + 20);
 	struct wbuf attrs = {.be = be}, host = hostname_sec(be);
 	w_attr(&attrs);
-	static const uint64_t id = T_ID;
-	struct fspec s = {
-	    .attr_bytes = ATTR_SIZE,
-	    .nr_attrs = 1,
-	    .attrs = &attrs,
-	    .ids = {&id},
-	    .nr_ids = {1},
-	    .data = &data,
-	    .nr_feats = size_known,
-	    .feats = {PA_FEAT_HOSTNAME},
-	    .feat_secs = {&host},
-	};
+	struct fspec s = one_attr_spec(&attrs, ATTR_SIZE, &data, size_known ? &host : NULL);
 	size_t doff;
 	struct wbuf b = assemble(&s, &doff);
 	if (!size_known)
 		wpatch(&b, 48, 0, 8);
 	char *path;
-	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
-	struct pa_file *f = open_buf(&b, &opts, &path);
+	struct pa_file *f = open_read(&b, no_mmap, &path);
 	struct pa_event ev;
 	next_ok(f, &ev);
 	assert_int_equal(ev.type, PA_REC_COMM);
@@ -1569,11 +1530,7 @@ static void read_compressed_cut(bool be, bool size_known, uint32_t type, bool no
 	}
 	assert_int_equal(pa_file_count(f, PA_REC_SAMPLE), 1);
 	close_buf(f, path);
-	free(b.p);
-	free(raw.p);
-	free(data.p);
-	free(attrs.p);
-	free(host.p);
+	free_bufs(&b, &raw, &data, &attrs, &host, NULL);
 }
 
 static void test_compressed_cut(void **state)
@@ -1609,17 +1566,7 @@ static void read_compressed_big(bool be, unsigned nr_samples, unsigned nr_record
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		pick[i] = (uint8_t)(x % 64);
 		size_t at = rec_begin(&raw, PA_REC_SAMPLE, PA_MISC_USER);
-		w64(&raw, pool_ip[pick[i]]);
-		w32(&raw, T_PID);
-		w32(&raw, T_TID);
-		w64(&raw, T_TIME);
-		w64(&raw, T_ID);
-		w32(&raw, T_CPU);
-		w32(&raw, 0);
-		w64(&raw, pick[i]); /* period: the pool index */
-		w64(&raw, 3);
-		for (int k = 0; k < 3; k++)
-			w64(&raw, t_chain[k]);
+		w_sample_body(&raw, pool_ip[pick[i]], pick[i]); /* period: the pool index */
 		rec_end(&raw, at);
 	}
 	/* one zstd frame, in nr_records records */
@@ -1644,22 +1591,10 @@ static void read_compressed_big(bool be, unsigned nr_samples, unsigned nr_record
 
 	struct wbuf attrs = {.be = be}, host = hostname_sec(be);
 	w_attr(&attrs);
-	static const uint64_t id = T_ID;
-	struct fspec s = {
-	    .attr_bytes = ATTR_SIZE,
-	    .nr_attrs = 1,
-	    .attrs = &attrs,
-	    .ids = {&id},
-	    .nr_ids = {1},
-	    .data = &data,
-	    .nr_feats = 1,
-	    .feats = {PA_FEAT_HOSTNAME},
-	    .feat_secs = {&host},
-	};
+	struct fspec s = one_attr_spec(&attrs, ATTR_SIZE, &data, &host);
 	struct wbuf b = assemble(&s, NULL);
 	char *path;
-	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
-	struct pa_file *f = open_buf(&b, &opts, &path);
+	struct pa_file *f = open_read(&b, no_mmap, &path);
 	struct pa_event ev;
 	struct pa_err err = {0};
 	unsigned n = 0;
@@ -1683,11 +1618,7 @@ static void read_compressed_big(bool be, unsigned nr_samples, unsigned nr_record
 	assert_int_equal(pa_file_next(f, &ev, &err), 0);
 	close_buf(f, path);
 	free(pick);
-	free(b.p);
-	free(raw.p);
-	free(data.p);
-	free(attrs.p);
-	free(host.p);
+	free_bufs(&b, &raw, &data, &attrs, &host, NULL);
 }
 
 static void test_compressed_big(void **state)
@@ -1817,19 +1748,27 @@ static void w_sample_records(struct wbuf *b, const uint8_t *raw12)
 	w_sample_a(b, ID_A2, T_IP + 0x40, T_TIME + 4, 2000, t_read_a2, raw4, 4, 0, UINT64_MAX, 9);
 }
 
+/* ev: a sample of evsel e, its type, id and ip as given, from T_PID and
+ * T_TID. */
+static void check_sample_head(const struct pa_event *ev, const struct pa_evsel *e, uint64_t type,
+                              uint64_t id, uint64_t ip)
+{
+	assert_int_equal(ev->type, PA_REC_SAMPLE);
+	assert_ptr_equal(ev->evsel, e);
+	assert_int_equal(ev->sample.type, type);
+	assert_int_equal(ev->sample.id, id);
+	assert_int_equal(ev->sample.ip, ip);
+	assert_int_equal(ev->sample.pid, T_PID);
+	assert_int_equal(ev->sample.tid, T_TID);
+}
+
 static void check_sample_a(const struct pa_event *ev, const struct pa_evsel *a, uint64_t id,
                            uint64_t ip, uint64_t time, uint64_t period, const uint64_t *read,
                            const uint8_t *raw, uint32_t raw_size, uint64_t nr_br, uint64_t hw_idx,
                            uint64_t weight)
 {
 	const struct pa_sample *s = &ev->sample;
-	assert_int_equal(ev->type, PA_REC_SAMPLE);
-	assert_ptr_equal(ev->evsel, a);
-	assert_int_equal(s->type, SA);
-	assert_int_equal(s->id, id);
-	assert_int_equal(s->ip, ip);
-	assert_int_equal(s->pid, T_PID);
-	assert_int_equal(s->tid, T_TID);
+	check_sample_head(ev, a, SA, id, ip);
 	assert_int_equal(s->time, time);
 	assert_int_equal(s->period, period);
 	assert_int_equal(s->cpu, 0);
@@ -1889,8 +1828,7 @@ static void read_sample_layouts(bool be, bool no_mmap)
 	};
 	struct wbuf b = assemble(&s, NULL);
 	char *path;
-	struct pa_file_opts opts = PA_OPTS_INIT(pa_file_opts, .no_mmap = no_mmap);
-	struct pa_file *f = open_buf(&b, &opts, &path);
+	struct pa_file *f = open_read(&b, no_mmap, &path);
 	assert_int_equal(pa_file_nr_evsels(f), 3);
 	const struct pa_evsel *ea = pa_file_evsel(f, 0), *eb = pa_file_evsel(f, 1),
 	                      *ec = pa_file_evsel(f, 2);
@@ -1929,13 +1867,7 @@ static void read_sample_layouts(bool be, bool no_mmap)
 	               0x1234);
 
 	next_ok(f, &ev);
-	assert_int_equal(ev.type, PA_REC_SAMPLE);
-	assert_ptr_equal(ev.evsel, eb);
-	assert_int_equal(ev.sample.type, SB);
-	assert_int_equal(ev.sample.id, ID_B);
-	assert_int_equal(ev.sample.ip, T_IP + 0x20);
-	assert_int_equal(ev.sample.pid, T_PID);
-	assert_int_equal(ev.sample.tid, T_TID);
+	check_sample_head(&ev, eb, SB, ID_B, T_IP + 0x20);
 	assert_int_equal(ev.sample.cpu, 5);
 	assert_int_equal(ev.sample.time, 0);
 	assert_int_equal(ev.sample.period, 0);
@@ -1948,13 +1880,7 @@ static void read_sample_layouts(bool be, bool no_mmap)
 	assert_int_equal(ev.sample.branch.nr, 0);
 
 	next_ok(f, &ev);
-	assert_int_equal(ev.type, PA_REC_SAMPLE);
-	assert_ptr_equal(ev.evsel, ec);
-	assert_int_equal(ev.sample.type, SC);
-	assert_int_equal(ev.sample.id, ID_C);
-	assert_int_equal(ev.sample.ip, T_IP + 0x30);
-	assert_int_equal(ev.sample.pid, T_PID);
-	assert_int_equal(ev.sample.tid, T_TID);
+	check_sample_head(&ev, ec, SC, ID_C, T_IP + 0x30);
 	assert_int_equal(ev.sample.time, T_TIME + 3);
 	assert_int_equal(ev.sample.cpu, 6);
 	assert_int_equal(ev.sample.period, 4242);
@@ -1973,10 +1899,7 @@ static void read_sample_layouts(bool be, bool no_mmap)
 	assert_int_equal(pa_file_count(f, PA_REC_SAMPLE), 4);
 	assert_int_equal(pa_file_count(f, PA_REC_COMM), 2);
 	close_buf(f, path);
-	free(b.p);
-	free(attrs.p);
-	free(data.p);
-	free(host.p);
+	free_bufs(&b, &attrs, &data, &host, NULL);
 }
 
 static void test_sample_layouts(void **state)
