@@ -227,8 +227,12 @@ vreason() { # WHAT FILE REASON
 }
 # a binary gone since the recording, and not in the cache
 mkdir -p gone && cp burn gone/app
-perf record -q -F 1999 -o gone.data -- ./gone/app 60 >/dev/null 2>&1 && rm -rf gone &&
+if perf record -q -F 1999 -o gone.data -- ./gone/app 60 >/dev/null 2>&1; then
+	rm -rf gone
 	vreason "binary removed" gone.data "not found"
+else
+	fail "perf record of gone/app failed"
+fi
 # a binary deleted while it ran, recorded after (perf synthesizes its map
 # from /proc: "PATH (deleted)")
 cp burn doomed
