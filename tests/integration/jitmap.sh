@@ -126,6 +126,18 @@ pa flamegraph -i jit.data -o jit.svg --buildid-dir "$WORK/cacheB" >fg.out 2>&1
 CHECKS=$((CHECKS + 1))
 grep -Eq '<title>jit_spin_loop \([^)]*, JIT\)' jit.svg ||
 	fail "flame graph: jit_spin_loop is not a JIT frame: $(grep -o '<title>jit_spin[^<]*' jit.svg | head -n 1)"
+# ... coloured by kind: JIT frames green, kernel frames orange
+fills() { grep -o "<title>[^<]*, $1)</title><rect [^>]*fill=\"rgb([0-9,]*)\"" jit.svg | sed 's/.*rgb(\([0-9,]*\)).*/\1/'; }
+CHECKS=$((CHECKS + 1))
+bad=$(fills JIT | awk -F, '!($2 >= 200 && $1 == $3 && $1 < 111)')
+[ -n "$(fills JIT)" ] && [ -z "$bad" ] || fail "JIT frames not green: $(fills JIT | head -n 3)"
+if [ -n "$(fills kernel)" ]; then
+	CHECKS=$((CHECKS + 1))
+	bad=$(fills kernel | awk -F, '!($1 >= 190 && $2 >= 90 && $3 == 0)')
+	[ -z "$bad" ] || fail "kernel frames not orange: $(fills kernel | head -n 3)"
+else
+	note "no kernel frame sampled: the kernel colour not checked this time"
+fi
 pa report -v -i jit.data "${REP[@]}" --buildid-dir "$WORK/empty" >got 2>got.err
 CHECKS=$((CHECKS + 1))
 grep -q jit_spin_loop got && fail "JIT symbols without the map or a cached copy"
