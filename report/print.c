@@ -367,11 +367,60 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
 	return 0;
 }
 
+struct idx_sort {
+	const struct row *rows;
+	const struct rows_ctx *ctx;
+};
+
+/* By event, then key, then creation order. */
+static int nf_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct idx_sort *is = arg;
+	const struct row *a = &is->rows[*(const uint32_t *)pa], *b = &is->rows[*(const uint32_t *)pb];
+	if (a->member != b->member)
+		return PA_CMP(a->member, b->member);
+	int c = collapse_cmp(a, b, is->ctx);
+	return c ? c : PA_CMP(a->seq, b->seq);
+}
+
+/* perf's non-filtered totals of each event of a group, which --percentage
+ * relative divides by and the section header shows: sums over the event's
+ * own entries (its rows merged by key; the first one made decides whether
+ * the entry is filtered), not over the rows shown, where a member's entry
+ * may sit under a filtered entry of the leader. rows[].period/count are
+ * self values; nf[2 * m] = period, nf[2 * m + 1] = samples. */
+static int member_nf_totals(const struct pa_report *r, const struct row *rows, size_t n,
+                            unsigned nr_members, uint64_t *nf)
+{
+	memset(nf, 0, 2 * nr_members * sizeof(*nf));
+	uint32_t *idx = malloc((n + 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	struct rows_ctx ctx = {r->keys, r->nr_keys, 1};
+	struct idx_sort is = {rows, &ctx};
+	qsort_r(idx, n, sizeof(*idx), nf_cmp, &is);
+	bool hidden = false;
+	for (size_t k = 0; k < n; k++) {
+		const struct row *w = &rows[idx[k]], *prev = k ? &rows[idx[k - 1]] : NULL;
+		if (!prev || prev->member != w->member || collapse_cmp(prev, w, &ctx))
+			hidden = w->hidden; /* the entry's first row */
+		if (!hidden) {
+			nf[2 * w->member] += w->period;
+			nf[2 * w->member + 1] += w->count;
+		}
+	}
+	free(idx);
+	return 0;
+}
+
 /* Rows of one event group (members first..first+nr-1; a lone event is a
  * group of one): buckets -> collapsed rows in output order. *vals_out
- * holds the per-member sums the rows point into. */
+ * holds the per-member sums the rows point into, nf the non-filtered
+ * totals (member_nf_totals). */
 static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_members, size_t *nr,
-                              uint64_t **vals_out)
+                              uint64_t **vals_out, uint64_t *nf)
 {
 	struct row *rows = malloc((r->nr_buckets + 1) * sizeof(*rows));
 	if (!rows)
@@ -402,7 +451,7 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 	/* one row per bucket, in creation order: perf's trees merge them */
 	uint64_t *vals = calloc(n * 2 * nr_members + 1, sizeof(*vals));
 	struct row *out = malloc((n + 1) * sizeof(*out));
-	if (!vals || !out) {
+	if (!vals || !out || member_nf_totals(r, rows, n, nr_members, nf)) {
 		free(vals);
 		free(out);
 		free(rows);
@@ -430,10 +479,6 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
  * entries pair with the leader's by key; the others become entries of the
  * leader with no value of its own (perf's hists__link dummies), added to
  * its collapsed tree after its own. */
-struct idx_sort {
-	const struct row *rows;
-	const struct rows_ctx *ctx;
-};
 
 static int idx_key_cmp(const void *pa, const void *pb, void *arg)
 {
@@ -443,7 +488,7 @@ static int idx_key_cmp(const void *pa, const void *pb, void *arg)
 }
 
 static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned nr_members,
-                                 size_t *nr, uint64_t **vals_out)
+                                 size_t *nr, uint64_t **vals_out, uint64_t *nf)
 {
 	size_t ne = pa_cg_nr_entries(r);
 	struct row *rows = malloc((ne + 1) * sizeof(*rows));
@@ -480,8 +525,17 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		                       .thread = e->thread,
 		                       .max_depth = e->max_depth,
 		                       .hidden = e->filtered,
+		                       .period = e->period,
+		                       .count = e->count,
 		                       .seq = (uint32_t)i};
 		n++;
+	}
+	if (member_nf_totals(r, rows, n, nr_members, nf)) {
+		free(rows);
+		free(out);
+		free(vals);
+		free(idx);
+		return NULL;
 	}
 	/* the leader's entries first, each member's after, in creation order */
 	size_t n_lead = 0;
@@ -858,23 +912,16 @@ static size_t format_values(char *buf, size_t size, int k, const struct row *w, 
 /* (one name per call site: each has its own buffer) */
 #define evsel_name(ev) ((ev) ? pa_evsel_name((ev), (char[128]){0}, 128) : "unknown")
 
-/* With --percentage relative, perf counts only the rows that are shown
- * (its non-filtered samples and period): rows, nr. */
+/* With --percentage relative, perf counts only its non-filtered samples
+ * and period (nf, from member_nf_totals). */
 static void print_section_header(struct pa_report *r, FILE *out, const struct group *g,
-                                 const struct row *rows, size_t nr)
+                                 const uint64_t *nf)
 {
 	struct pa_file *f = pa_session_file(r->session);
 	uint64_t samples = 0, period = 0;
 	for (unsigned m = 0; m < g->nr; m++) {
-		if (!r->opts.relative) {
-			samples += r->total_samples[g->first + m];
-			period += r->total_period[g->first + m];
-			continue;
-		}
-		for (size_t i = 0; i < nr; i++) {
-			period += rows[i].vals[2 * m];
-			samples += rows[i].vals[2 * m + 1];
-		}
+		samples += r->opts.relative ? nf[2 * m + 1] : r->total_samples[g->first + m];
+		period += r->opts.relative ? nf[2 * m] : r->total_period[g->first + m];
 	}
 	char unit;
 	unsigned long ns = convert_unit((unsigned long)samples, &unit);
@@ -969,9 +1016,9 @@ static int index_printed_refs(struct pa_report *r, const struct row *rows, size_
 static int print_group(struct pa_report *r, FILE *out, const struct group *g, const bool *elide)
 {
 	size_t nr;
-	uint64_t *vals;
-	struct row *rows = r->cgs ? build_cg_rows(r, g->first, g->nr, &nr, &vals)
-	                          : build_rows(r, g->first, g->nr, &nr, &vals);
+	uint64_t *vals, nf[2 * 64];
+	struct row *rows = r->cgs ? build_cg_rows(r, g->first, g->nr, &nr, &vals, nf)
+	                          : build_rows(r, g->first, g->nr, &nr, &vals, nf);
 	if (!rows)
 		return -ENOMEM;
 	if (mark_late_srclines(r, rows, nr, g->nr)) {
@@ -981,12 +1028,7 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 	}
 	uint64_t totals[64];
 	for (unsigned m = 0; m < g->nr; m++) {
-		totals[m] = r->total_period[g->first + m];
-		if (r->opts.relative) {
-			totals[m] = 0;
-			for (size_t i = 0; i < nr; i++)
-				totals[m] += rows[i].vals[2 * m];
-		}
+		totals[m] = r->opts.relative ? nf[2 * m] : r->total_period[g->first + m];
 	}
 	int width[16];
 	bool any_unresolved = false;
@@ -1005,7 +1047,7 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		    width[c] < UNRESOLVED_WIDTH)
 			width[c] = UNRESOLVED_WIDTH;
 	if (!r->opts.quiet) {
-		print_section_header(r, out, g, rows, nr);
+		print_section_header(r, out, g, nf);
 		print_column_header(r, out, width, elide);
 	}
 	unsigned last = 0;
