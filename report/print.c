@@ -376,7 +376,8 @@ struct idx_sort {
 static int nf_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct idx_sort *is = arg;
-	const struct row *a = &is->rows[*(const uint32_t *)pa], *b = &is->rows[*(const uint32_t *)pb];
+	const struct row *a = &is->rows[*(const uint32_t *)pa],
+	                 *b = &is->rows[*(const uint32_t *)pb];
 	if (a->member != b->member)
 		return PA_CMP(a->member, b->member);
 	int c = collapse_cmp(a, b, is->ctx);
