@@ -16,6 +16,7 @@
 #   - two different copies cached under one name: no guess, a -v reason;
 #   - no copy at all: addresses, and -v says why.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/archive-common.sh"
 need_perf
 
 [ "$(uname -m)" = x86_64 ] || skip "the test's JIT writes x86_64 code"
@@ -59,7 +60,9 @@ int main(void)
 }
 EOF
 cc -O1 -o jit jit.c || skip "cannot build jit.c"
-perf record -q -g -F 1999 -o jit.data -- ./jit >jit.pid 2>record.err ||
+# perf keeps what it caches (the [vdso]) in a cache of the test's own
+PERF=(perf --buildid-dir "$WORK/perf-cache")
+"${PERF[@]}" record -q -g -F 1999 -o jit.data -- ./jit >jit.pid 2>record.err ||
 	skip "perf record does not work here: $(head -n 2 record.err | tr '\n' ' ')"
 pid=$(cat jit.pid)
 map=/tmp/perf-$pid.map
@@ -68,7 +71,7 @@ map=/tmp/perf-$pid.map
 trap 'rm -f "$map"' EXIT
 
 REP=(--stdio -q --no-children -g none --sort comm,dso,sym)
-perf report -i jit.data "${REP[@]}" >perf.rows 2>/dev/null
+"${PERF[@]}" report -i jit.data "${REP[@]}" >perf.rows 2>/dev/null
 CHECKS=$((CHECKS + 1))
 grep -q "\[JIT\] tid $pid .*jit_spin_loop" perf.rows || {
 	fail "perf report names no JIT symbol: $(head -n 3 perf.rows)"
@@ -76,21 +79,23 @@ grep -q "\[JIT\] tid $pid .*jit_spin_loop" perf.rows || {
 }
 
 # perf script's stacks while the map is there, for the folded comparison
-perf script -i jit.data -F comm,pid,tid,time,event,ip,sym,dso >script.txt 2>/dev/null
+"${PERF[@]}" script -i jit.data -F comm,pid,tid,time,event,ip,sym,dso >script.txt 2>/dev/null
 
 mkdir -p empty cacheA cacheB
 # On the recording host: the /tmp file, as perf.
 if [ -z "$PA_EMU" ]; then
-	pa report -i jit.data "${REP[@]}" >got 2>got.err
+	pa report -i jit.data "${REP[@]}" --buildid-dir "$WORK/perf-cache" >got 2>got.err
 	same "recording host: rows from $map" perf.rows got
 else
 	note "under $PA_EMU the recording is another host's: the /tmp file is not used"
 fi
 
 # pa archive packs the map. (Under an emulator the recording is another
-# host's, so pa archive there takes the map from the cache only: seed it as
-# pa archive on the recording host leaves it, in perf's layout.)
+# host's, so pa archive there takes the map and the [vdso] from the cache
+# only: seed them as the recording host has them, perf's copy of the vdso
+# and the map as pa archive leaves it, in perf's layout.)
 sha=$(sha1sum "$map" | cut -d' ' -f1)
+seed_vdso_under_emu "$WORK/perf-cache" "$WORK/cacheA"
 if [ -n "$PA_EMU" ]; then
 	mkdir -p "cacheA/tmp/perf-$pid.map/$sha" "cacheA/.build-id/${sha:0:2}"
 	cp "$map" "cacheA/tmp/perf-$pid.map/$sha/perf-map"
