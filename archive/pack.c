@@ -427,19 +427,15 @@ static int perf_map_id(struct packer *p, const struct pa_archive_dso *d, struct 
 	char *path = NULL;
 	const char *origin = NULL;
 	enum pa_find_result fr =
-	    pa_finder_find_perf_map(p->f, d->name, p->recorded_here, &path, &origin);
+	    pa_finder_find_perf_map(p->f, d->name, p->recorded_here, &path, &origin, id);
 	if (fr == PA_FIND_ERROR)
 		return -ENOMEM;
 	if (fr != PA_FIND_OK) {
-		*why =
-		    fr == PA_FIND_MISMATCH
-		        ? "JIT map: several copies in the cache, none known to be this recording's"
-		    : p->recorded_here ? "JIT map not found at that path, nor in the cache"
-		                       : "JIT map not in the cache (recorded on another host)";
+		*why = pa_finder_perf_map_why(fr, p->recorded_here);
 		return 0;
 	}
-	int r = pa_buildid_sha1_file(path, id, NULL);
-	if (r == 0 && !strcmp(origin, "path")) {
+	int r = 0;
+	if (!strcmp(origin, "path")) {
 		r = pa_bcache_add_file(p->c, path, d->name, id, PA_BCACHE_PERF_MAP, NULL);
 		*added = r == 0;
 	}
@@ -447,7 +443,7 @@ static int perf_map_id(struct packer *p, const struct pa_archive_dso *d, struct 
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		*why = "JIT map unreadable, or it cannot be added to the cache";
+		*why = "JIT map: it cannot be added to the cache";
 		return 0;
 	}
 	return 1;

@@ -266,9 +266,15 @@ enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_pat
  * else the cache's perf-map entry under orig_path's name, origin
  * "cache-sha1", only when exactly one is cached there and its content still
  * has the SHA-1 it is filed under (pa archive packs it so). NOT_FOUND, or
- * MISMATCH when several are cached and none can be told to be the one. */
+ * MISMATCH when several are cached and none can be told to be the one.
+ * id_out (may be NULL) gets the SHA-1 of the file found: the id it is (or
+ * is to be) filed under in the cache. */
 enum pa_find_result pa_finder_find_perf_map(struct pa_finder *f, const char *orig_path,
-					    bool use_path, char **path_out, const char **origin);
+					    bool use_path, char **path_out, const char **origin,
+					    struct pa_buildid *id_out);
+/* Why pa_finder_find_perf_map() found nothing (fr not OK), for -v and
+ * pa archive: a static string. */
+const char *pa_finder_perf_map_why(enum pa_find_result fr, bool use_path);
 /* Separate debug info for id: cache "debug", system debug dir
  * (.build-id/xx/rest.debug), debuginfod find_debuginfo (added to the cache
  * only if the id already has a cache entry, whose DSO name is reused);

@@ -316,7 +316,8 @@ static char *cache_by_content(struct pa_finder *f, const char *dso_name)
 }
 
 enum pa_find_result pa_finder_find_perf_map(struct pa_finder *f, const char *orig_path,
-					    bool use_path, char **path_out, const char **origin)
+					    bool use_path, char **path_out, const char **origin,
+					    struct pa_buildid *id_out)
 {
 	struct one_entry o = {.kind = PA_BCACHE_PERF_MAP};
 	struct stat st;
@@ -328,6 +329,9 @@ enum pa_find_result pa_finder_find_perf_map(struct pa_finder *f, const char *ori
 	if (!f || !orig_path || !path_out || orig_path[0] != '/')
 		return PA_FIND_ERROR;
 	if (use_path && stat(orig_path, &st) == 0 && S_ISREG(st.st_mode)) {
+		int r = id_out ? pa_buildid_sha1_file(orig_path, id_out, NULL) : 0;
+		if (r < 0)
+			return r == -ENOMEM ? PA_FIND_ERROR : PA_FIND_NOT_FOUND;
 		*path_out = strdup(orig_path);
 		if (origin)
 			*origin = "path";
@@ -349,7 +353,19 @@ enum pa_find_result pa_finder_find_perf_map(struct pa_finder *f, const char *ori
 	*path_out = o.path;
 	if (origin)
 		*origin = "cache-sha1";
+	if (id_out)
+		*id_out = o.id; /* its content was just checked against it */
 	return PA_FIND_OK;
+}
+
+const char *pa_finder_perf_map_why(enum pa_find_result fr, bool use_path)
+{
+	if (fr == PA_FIND_MISMATCH)
+		return "JIT map: several copies in the cache, none known to be this recording's";
+	if (use_path)
+		return "JIT map not found (nor a copy in the cache)";
+	return "JIT map not in the cache (recorded on another host: its /tmp file is not used "
+	       "here)";
 }
 
 #define DELETED_SUFFIX " (deleted)"

@@ -622,16 +622,11 @@ static void load_perf_map(struct pa_report *r, const struct pa_dso *d, struct ds
 	struct pa_err err = {0};
 	struct pa_sym_opts so = {.sz = sizeof(so), .demangle = !r->opts.no_demangle};
 	char *path = NULL;
+	bool here = recorded_here(r);
 	enum pa_find_result fr =
-	    pa_finder_find_perf_map(r->finder, d->long_name, recorded_here(r), &path, NULL);
+	    pa_finder_find_perf_map(r->finder, d->long_name, here, &path, NULL, NULL);
 	if (fr != PA_FIND_OK) {
-		dso_fail(ds, fr == PA_FIND_MISMATCH
-		                 ? "JIT map: several copies in the cache, none known to be this "
-		                   "recording's"
-		             : recorded_here(r)
-		                 ? "JIT map not found (nor a copy in the cache)"
-		                 : "JIT map not in the cache (recorded on another host: its "
-		                   "/tmp file is not used; pa archive packs it there)");
+		dso_fail(ds, pa_finder_perf_map_why(fr, here));
 		return;
 	}
 	ds->tab = pa_symtab_load_perf_map(path, &so, &err);
