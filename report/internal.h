@@ -215,6 +215,8 @@ const char *pa_report_srcline(struct pa_report *r, const struct loc *l);
 int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint32_t *node);
 /* The trie node below parent for loc (made when new). */
 int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t *out);
+/* Fetch the table slot pa_stack_child() of (parent, loc) will look at. */
+void pa_stack_prefetch_child(const struct pa_report *r, uint32_t parent, uint32_t loc);
 /* The raw chain of a stack node, leaf first (perf's callee order). Returns
  * the number of frames written to r->frames (grown as needed), or -ENOMEM. */
 int pa_stack_frames(struct pa_report *r, uint32_t node);
@@ -241,6 +243,15 @@ bool pa_report_sample_filtered(struct pa_report *r, struct pa_thread *t, const c
 int pa_report_add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *t,
 			    const char *comm, uint32_t cpu, uint32_t loc, uint32_t stack,
 			    bool filtered, uint64_t period, uint64_t count, uint32_t *out);
+/* The same in steps, so that a caller can fetch the table slot ahead:
+ * h is pa_report_bucket_hash() of the key. */
+uint64_t pa_report_bucket_hash(unsigned evsel, const void *thread, const char *comm, uint32_t cpu,
+			       uint32_t loc, uint32_t stack);
+void pa_report_prefetch_bucket(const struct pa_report *r, uint64_t h);
+int pa_report_add_to_bucket_hashed(struct pa_report *r, uint64_t h, unsigned evsel,
+				   struct pa_thread *t, const char *comm, uint32_t cpu, uint32_t loc,
+				   uint32_t stack, bool filtered, uint64_t period, uint64_t count,
+				   uint32_t *out);
 
 /* callgraph.c: perf's hist entries (with --children and call graphs) */
 int pa_cg_build(struct pa_report *r);

@@ -457,8 +457,8 @@ int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, u
 	return 0;
 }
 
-static uint64_t bucket_hash(unsigned evsel, const void *thread, const char *comm, uint32_t cpu,
-			    uint32_t loc, uint32_t stack)
+uint64_t pa_report_bucket_hash(unsigned evsel, const void *thread, const char *comm, uint32_t cpu,
+			      uint32_t loc, uint32_t stack)
 {
 	uint64_t h = pa_hash64((uint64_t)(uintptr_t)thread ^ ((uint64_t)evsel << 48));
 	h = pa_hash64(h ^ (uint64_t)(uintptr_t)comm ^ ((uint64_t)stack << 20));
@@ -473,7 +473,8 @@ static int bucket_table_grow(struct pa_report *r)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nr_buckets; i++) {
 		const struct bucket *b = &r->buckets[i];
-		uint64_t h = bucket_hash(b->evsel, b->thread, b->comm, b->cpu, b->loc, b->stack);
+		uint64_t h = pa_report_bucket_hash(b->evsel, b->thread, b->comm, b->cpu, b->loc,
+						   b->stack);
 		size_t j = h & (ncap - 1);
 		while (t[j].id)
 			j = (j + 1) & (ncap - 1);
@@ -486,14 +487,29 @@ static int bucket_table_grow(struct pa_report *r)
 	return 0;
 }
 
-/* Returns the bucket index through *out. */
+void pa_report_prefetch_bucket(const struct pa_report *r, uint64_t h)
+{
+	if (r->bucket_table_cap)
+		__builtin_prefetch(&r->bucket_table[h & (r->bucket_table_cap - 1)]);
+}
+
 int pa_report_add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *t,
 			    const char *comm, uint32_t cpu, uint32_t loc, uint32_t stack,
 			    bool filtered, uint64_t period, uint64_t count, uint32_t *out)
 {
+	return pa_report_add_to_bucket_hashed(r, pa_report_bucket_hash(evsel, t, comm, cpu, loc, stack),
+					      evsel, t, comm, cpu, loc, stack, filtered, period,
+					      count, out);
+}
+
+/* Returns the bucket index through *out. */
+int pa_report_add_to_bucket_hashed(struct pa_report *r, uint64_t h, unsigned evsel,
+				   struct pa_thread *t, const char *comm, uint32_t cpu, uint32_t loc,
+				   uint32_t stack, bool filtered, uint64_t period, uint64_t count,
+				   uint32_t *out)
+{
 	if ((r->nr_buckets + 1) * 3 >= r->bucket_table_cap * 2 && bucket_table_grow(r))
 		return -ENOMEM;
-	uint64_t h = bucket_hash(evsel, t, comm, cpu, loc, stack);
 	uint32_t tag = (uint32_t)(h >> 32);
 	size_t mask = r->bucket_table_cap - 1;
 	size_t j = h & mask;

@@ -48,6 +48,13 @@ static int snode_table_grow(struct pa_report *r)
 	return 0;
 }
 
+void pa_stack_prefetch_child(const struct pa_report *r, uint32_t parent, uint32_t loc)
+{
+	if (r->snode_table_cap)
+		__builtin_prefetch(
+		    &r->snode_table[snode_hash(parent, loc) & (r->snode_table_cap - 1)]);
+}
+
 int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t *out)
 {
 	if (!r->nr_snodes) {

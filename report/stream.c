@@ -21,12 +21,21 @@
  * made in stream order; the sums go out as one record when the slot is
  * taken by another key, and at the end.
  *
+ * The cache is indexed by the session's sample key, made on the reader
+ * thread; the session tells the key of a sample a few events ahead, whose
+ * slot is then fetched while this one is handled (the 2 MB table misses
+ * the cache on most samples otherwise).
+ *
  * Stage 2 turns records into buckets: a cache of recent (record key ->
  * bucket) pairs, where hits only add to the cached slot, then the stack
  * trie and the bucket table for the rest. It touches only report-owned
  * data, so with two CPUs it can run on a second thread, fed by batches of
  * records, once they come often; the order of records, hence of buckets,
- * is the stream's.
+ * is the stream's. Its tables are bigger than the caches too: a record's
+ * key slot is fetched a few records ahead, the trie slot of the next
+ * record's first lookup while this one finishes, and a record's bucket is
+ * looked up after the next record's stack (the table slot fetched
+ * meanwhile), still in record order.
  *
  * No allocation per sample: batches are reused, caches are fixed.
  */
@@ -195,10 +204,20 @@ static int stack_insert(struct pa_report *r, const void *thread, const uint32_t 
 		for (; k < n && k < pm->n && fr[n - 1 - k] == pm->loc[k]; k++)
 			cur = pm->node[k];
 	pm->thread = thread;
+	bool fetched = false;
 	for (; k < n; k++) {
+		size_t nodes = r->nr_snodes;
 		if (pa_stack_child(r, cur, fr[n - 1 - k], &cur)) {
 			pm->thread = NULL;
 			return -ENOMEM;
+		}
+		if (!fetched && r->nr_snodes != nodes) {
+			/* a new node has no children: the rest of the chain is
+			 * new nodes with the next ids, whose slots can all be
+			 * fetched now instead of one after the other */
+			fetched = true;
+			for (uint32_t j = k + 1, id = cur; j < n && j < k + 9; j++, id++)
+				pa_stack_prefetch_child(r, id, fr[n - 1 - j]);
 		}
 		if (k < MEMO_DEPTH) {
 			pm->loc[k] = fr[n - 1 - k];
@@ -210,34 +229,46 @@ static int stack_insert(struct pa_report *r, const void *thread, const uint32_t 
 	return 0;
 }
 
-static int consume(struct pa_report *r, const struct rec *rc)
+/* Fetch the trie slot the first lookup of rc's stack will need, as far
+ * as the thread's path memo tells now. */
+static void stack_prefetch(struct pa_report *r, const struct rec *rc)
 {
-	struct pa_stream *st = r->stream;
 	const uint32_t *fr = (const uint32_t *)(rc + 1);
-	struct key_slot *ks = NULL;
-	uint64_t h = 0;
-	if (rc->n <= KEY_MAX) {
-		h = key_hash(rc, fr);
-		ks = &st->keys[h & (KEY_SLOTS - 1)];
-		if (ks->hash == h && ks->thread == rc->thread && ks->sloc == rc->sloc &&
-		    ks->comm == rc->comm && ks->kcpu == rc->kcpu && ks->evsel == rc->evsel &&
-		    ks->n == rc->n && !memcmp(ks->frames, fr, rc->n * sizeof(*fr))) {
-			ks->acc_period += rc->period;
-			ks->acc_count += rc->count;
-			return 0;
-		}
-		flush_slot(r, ks);
-	}
-	uint32_t stack = 0, bucket;
-	if (rc->n && stack_insert(r, rc->thread, fr, rc->n, &stack))
-		return -ENOMEM;
-	if (pa_report_add_to_bucket(r, rc->evsel, rc->thread, rc->comm, rc->kcpu, rc->sloc, stack,
-	                            rc->filtered, rc->period, rc->count, &bucket))
+	uint32_t n = rc->n, k = 0, cur = 0;
+	const struct path_memo *pm = path_memo_of(r->stream, rc->thread);
+	if (pm->thread == rc->thread)
+		for (; k < n && k < pm->n && fr[n - 1 - k] == pm->loc[k]; k++)
+			cur = pm->node[k];
+	if (k < n)
+		pa_stack_prefetch_child(r, cur, fr[n - 1 - k]);
+}
+
+/* A record whose stack is known and whose bucket is looked up after the
+ * next record's stack: the bucket table slot is fetched meanwhile. */
+struct pending {
+	const struct rec *rc; /* NULL: none */
+	struct key_slot *ks;  /* to fill with its bucket, or NULL */
+	uint64_t h;           /* key_hash() */
+	uint64_t bh;          /* pa_report_bucket_hash() */
+	uint32_t stack;
+};
+
+static int finish_pending(struct pa_report *r, struct pending *p)
+{
+	const struct rec *rc = p->rc;
+	if (!rc)
+		return 0;
+	p->rc = NULL;
+	uint32_t bucket;
+	if (pa_report_add_to_bucket_hashed(r, p->bh, rc->evsel, rc->thread, rc->comm, rc->kcpu,
+	                                   rc->sloc, p->stack, rc->filtered, rc->period, rc->count,
+	                                   &bucket))
 		return -ENOMEM;
 	if (r->first_evsel < 0 && !rc->filtered)
 		r->first_evsel = rc->evsel;
+	struct key_slot *ks = p->ks;
 	if (ks) {
-		ks->hash = h;
+		ks->hash = p->h;
 		ks->thread = rc->thread;
 		ks->comm = rc->comm;
 		ks->kcpu = rc->kcpu;
@@ -245,8 +276,46 @@ static int consume(struct pa_report *r, const struct rec *rc)
 		ks->evsel = rc->evsel;
 		ks->n = (uint16_t)rc->n;
 		ks->bucket = bucket;
-		memcpy(ks->frames, fr, rc->n * sizeof(*fr));
+		memcpy(ks->frames, rc + 1, rc->n * sizeof(uint32_t));
 	}
+	return 0;
+}
+
+/* h: key_hash() of a record of at most KEY_MAX frames. Buckets are still
+ * made in record order: the pending record's before this one's. */
+static int consume(struct pa_report *r, const struct rec *rc, uint64_t h, const struct rec *next,
+                   struct pending *p)
+{
+	struct pa_stream *st = r->stream;
+	const uint32_t *fr = (const uint32_t *)(rc + 1);
+	struct key_slot *ks = NULL;
+	if (rc->n <= KEY_MAX) {
+		ks = &st->keys[h & (KEY_SLOTS - 1)];
+		/* the pending record's key goes into this slot first */
+		if (p->ks == ks && finish_pending(r, p))
+			return -ENOMEM;
+		if (ks->hash == h && ks->thread == rc->thread && ks->sloc == rc->sloc &&
+		    ks->comm == rc->comm && ks->kcpu == rc->kcpu && ks->evsel == rc->evsel &&
+		    ks->n == rc->n && !memcmp(ks->frames, fr, rc->n * sizeof(*fr))) {
+			ks->acc_period += rc->period;
+			ks->acc_count += rc->count;
+			if (next)
+				stack_prefetch(r, next);
+			return 0;
+		}
+		flush_slot(r, ks);
+	}
+	uint32_t stack = 0;
+	if (rc->n && stack_insert(r, rc->thread, fr, rc->n, &stack))
+		return -ENOMEM;
+	uint64_t bh =
+	    pa_report_bucket_hash(rc->evsel, rc->thread, rc->comm, rc->kcpu, rc->sloc, stack);
+	pa_report_prefetch_bucket(r, bh);
+	if (next) /* its trie slot, while the pending record's bucket is found */
+		stack_prefetch(r, next);
+	if (finish_pending(r, p))
+		return -ENOMEM;
+	*p = (struct pending){.rc = rc, .ks = ks, .h = h, .bh = bh, .stack = stack};
 	return 0;
 }
 
@@ -255,16 +324,45 @@ static size_t rec_size(const struct rec *rc)
 	return PA_ALIGN_UP(sizeof(*rc) + rc->n * sizeof(uint32_t), 8);
 }
 
+/* The key hash of the record at *off (0 past the end or for a long
+ * chain), its key slot fetched ahead; *off moves past it. */
+static uint64_t hash_ahead(struct pa_stream *st, const struct batch *b, size_t *off)
+{
+	if (*off >= b->used)
+		return 0;
+	const struct rec *rc = (const struct rec *)(b->buf + *off);
+	*off += rec_size(rc);
+	if (rc->n > KEY_MAX)
+		return 0;
+	uint64_t h = key_hash(rc, (const uint32_t *)(rc + 1));
+	const char *p = (const char *)&st->keys[h & (KEY_SLOTS - 1)];
+	__builtin_prefetch(p);
+	__builtin_prefetch(p + 64);
+	return h;
+}
+
+#define KEYS_AHEAD 4 /* records whose key slot is fetched ahead */
+
 static int consume_batch(struct pa_report *r, const struct batch *b)
 {
-	for (size_t off = 0; off < b->used;) {
+	struct pa_stream *st = r->stream;
+	uint64_t ring[KEYS_AHEAD];
+	size_t ahead = 0;
+	for (unsigned k = 0; k < KEYS_AHEAD; k++)
+		ring[k] = hash_ahead(st, b, &ahead);
+	unsigned k = 0;
+	struct pending p = {0};
+	for (size_t off = 0; off < b->used; k = (k + 1) % KEYS_AHEAD) {
 		const struct rec *rc = (const struct rec *)(b->buf + off);
-		int ret = consume(r, rc);
+		uint64_t h = ring[k];
+		ring[k] = hash_ahead(st, b, &ahead);
+		off += rec_size(rc);
+		const struct rec *next = off < b->used ? (const struct rec *)(b->buf + off) : NULL;
+		int ret = consume(r, rc, h, next, &p);
 		if (ret)
 			return ret;
-		off += rec_size(rc);
 	}
-	return 0;
+	return finish_pending(r, &p);
 }
 
 static void *stage2(void *arg)
@@ -520,14 +618,26 @@ static uint32_t tag_nr(uint32_t tag)
 	return tag & 0xff;
 }
 
-static uint64_t sample_key_hash(const struct sample_key *k)
+/* The session's sample key covers the raw sample (made on the reader's
+ * thread); the cpu joins it only when it is a key (--sort cpu). Thread,
+ * comm and generation are compared, not hashed. */
+static uint64_t sample_key_hash(struct pa_session *s, const struct pa_event *ev,
+                                const struct sample_key *k)
 {
-	uint64_t h = pa_hash64((uint64_t)(uintptr_t)k->thread ^ k->ip ^ (k->gen << 40));
-	h ^= (uint64_t)(uintptr_t)k->comm ^ ((uint64_t)k->kcpu << 32) ^ k->tag;
-	for (uint32_t i = 0; i < tag_nr(k->tag); i++)
-		h = (h ^ k->raw[i]) * 0x9E3779B97F4A7C15ull + (h >> 29);
-	h = pa_hash64(h);
-	return h ? h : 1;
+	uint64_t h = pa_session_sample_key(s, ev);
+	if (k->kcpu != UINT32_MAX)
+		h = pa_hash64(h ^ k->kcpu) | 1;
+	return h;
+}
+
+static void prefetch_sample_slot(struct pa_report *r, struct pa_session *s)
+{
+	uint64_t h = pa_session_sample_key_ahead(s);
+	if (h && !r->need_cpu) {
+		const char *p = (const char *)&r->stream->samples_cache[h & (SAMPLE_SLOTS - 1)];
+		__builtin_prefetch(p);
+		__builtin_prefetch(p + 64);
+	}
 }
 
 static bool sample_slot_is(const struct sample_slot *ss, uint64_t h, const struct sample_key *k)
@@ -607,6 +717,7 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	if (unwind < 0)
 		return unwind;
 	st->nr_samples++;
+	prefetch_sample_slot(r, s);
 	const char *comm = pa_thread_comm(t);
 	struct sample_slot *ss = NULL;
 	struct sample_key key = {0};
@@ -620,7 +731,7 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 		    .raw = ev->sample.callchain,
 		    .kcpu = r->need_cpu ? cpu : UINT32_MAX,
 		    .tag = sample_tag(evsel, ev->misc & PA_MISC_CPUMODE_MASK, nr)};
-		h = sample_key_hash(&key);
+		h = sample_key_hash(s, ev, &key);
 		ss = &st->samples_cache[h & (SAMPLE_SLOTS - 1)];
 		if (sample_slot_is(ss, h, &key)) {
 			ss->acc_period += period;

@@ -64,6 +64,7 @@ struct qev {
 	uint32_t pid, tid, cpu;
 	uint16_t misc;
 	struct qdwarf *dw; /* opts.keep_user_stacks: registers and stack */
+	uint64_t key;      /* sample_key(), made by the reader */
 };
 
 /* What DWARF unwinding needs of a sample, copied (the valid part of the
@@ -129,6 +130,9 @@ struct pa_session {
 	uint64_t maps_bytes; /* map vectors of every address space */
 	bool limit_hit;      /* the memory cap stopped processing */
 	uint64_t ndelivered;
+	/* pa_session_sample_key() of the sample being delivered (0: not
+	 * made yet) and of one a few events later (0: none known) */
+	uint64_t cur_key, ahead_key;
 	_Atomic uint64_t m_pub; /* model_bytes(), published */
 	_Alignas(64) char end_pad;
 };
@@ -218,6 +222,40 @@ uint64_t pa_session_nr_lost(const struct pa_session *s)
 uint64_t pa_session_maps_generation(const struct pa_session *s)
 {
 	return s->maps_generation;
+}
+
+/* What makes a sample the same as another for a consumer's cache: event,
+ * cpumode, pid, tid, ip and call chain (its first entries and length).
+ * Host-order values only: a file gives the same keys whatever its byte
+ * order, and in every delivery mode. */
+static uint64_t sample_key(const struct pa_event *ev, const uint64_t *chain, uint64_t nr)
+{
+	const struct pa_sample *sm = &ev->sample;
+	/* a sum of products of independent terms, then one mix: the
+	 * multiplies overlap instead of waiting for each other */
+	uint64_t e = ev->evsel ? ev->evsel->idx + 1 : 0;
+	uint64_t h = ((e << 56) ^ ((uint64_t)sm->pid << 32 | sm->tid)) * 0x9E3779B97F4A7C15ull;
+	h += (sm->ip ^ ((uint64_t)(ev->misc & PA_MISC_CPUMODE_MASK) << 56) ^ (nr << 40)) *
+	     0xC2B2AE3D27D4EB4Full;
+	for (uint64_t i = 0; i < nr && i < 8; i++)
+		h += (chain[i] ^ (i + 1) * 0x165667B19E3779F9ull) * 0xFF51AFD7ED558CCDull;
+	h = pa_hash64(h);
+	return h ? h : 1;
+}
+
+uint64_t pa_session_sample_key(struct pa_session *s, const struct pa_event *ev)
+{
+	if (!s->cur_key) { /* delivered without the queue: as a queued copy has it */
+		bool chain = !s->opts.no_callchains && ev->sample.callchain;
+		s->cur_key = sample_key(ev, chain ? ev->sample.callchain : NULL,
+					chain ? ev->sample.callchain_nr : 0);
+	}
+	return s->cur_key;
+}
+
+uint64_t pa_session_sample_key_ahead(const struct pa_session *s)
+{
+	return s->ahead_key;
 }
 
 uint64_t pa_session_nr_lost_samples(const struct pa_session *s)
@@ -879,7 +917,9 @@ static int deliver_sample(struct pa_session *s, const struct pa_event *ev)
 					   .unresolved = true};
 	else
 		pa_session_resolve_ip(s, t, ev, &loc);
-	return s->fn ? s->fn(s->ctx, s, ev, t, &loc) : 0;
+	int ret = s->fn ? s->fn(s->ctx, s, ev, t, &loc) : 0;
+	s->cur_key = 0;
+	return ret;
 }
 
 static int deliver(struct pa_session *s, const struct pa_event *ev)
@@ -999,6 +1039,7 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 	q->time = ev->sample.time;
 	q->chunk = c;
 	q->full = NULL;
+	q->key = 0;
 	if (ev->type == PA_REC_SAMPLE) {
 		/* A compact copy: 12M samples must not mean 12M full events. */
 		const struct pa_sample *sm = &ev->sample;
@@ -1020,6 +1061,8 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 			q->callchain = cc;
 			q->callchain_nr = sm->callchain_nr;
 		}
+		/* on the reader's CPU: the deliverer only reads it */
+		q->key = sample_key(ev, q->callchain, q->callchain_nr);
 	} else {
 		struct pa_event *e = pa_arena_alloc_raw(&c->arena, sizeof(*e));
 		if (!e)
@@ -1097,7 +1140,10 @@ static int deliver_queued(struct pa_session *s, const struct qev *q, struct pa_e
 		ev->sample.user_stack.size = d ? d->size : 0;
 		ev->sample.user_stack.dyn_size = d ? d->dyn_size : 0;
 	}
-	return deliver(s, ev);
+	s->cur_key = q->key;
+	int r = deliver(s, ev);
+	s->cur_key = 0;
+	return r;
 }
 
 static bool qev_before(const struct qev *x, const struct qev *y)
@@ -1262,6 +1308,7 @@ static void chunk_delivered(struct qchunk *c, size_t k, struct qchunk **dead)
 }
 
 #define QEV_AHEAD 6 /* queued events fetched ahead of delivery */
+#define KEY_AHEAD 3 /* ... and whose sample key is told ahead */
 
 static int deliver_batch(struct pa_session *s, struct qev *const *v, size_t n,
 			 struct qchunk **dead)
@@ -1279,6 +1326,8 @@ static int deliver_batch(struct pa_session *s, struct qev *const *v, size_t n,
 			__builtin_prefetch(p + 64);
 			__builtin_prefetch(p + 128);
 		}
+		/* fetched QEV_AHEAD - KEY_AHEAD events ago */
+		s->ahead_key = i + KEY_AHEAD < n ? v[i + KEY_AHEAD]->key : 0;
 		r = deliver_queued(s, q, &ev);
 		if (q->chunk != run) {
 			chunk_delivered(run, k, dead);
@@ -1289,6 +1338,7 @@ static int deliver_batch(struct pa_session *s, struct qev *const *v, size_t n,
 		if (!(++s->ndelivered & 1023))
 			atomic_store_explicit(&s->m_pub, model_bytes(s), memory_order_relaxed);
 	}
+	s->ahead_key = 0;
 	chunk_delivered(run, k, dead);
 	return r;
 }

@@ -126,6 +126,16 @@ typedef int (*pa_session_sample_fn)(void *ctx, struct pa_session *s, const struc
  * stays valid while this stays the same. */
 uint64_t pa_session_maps_generation(const struct pa_session *s);
 
+/* In the callback: a hash of what makes the sample the same as another
+ * for a cache of samples (event, cpumode, pid, tid, ip, call chain; not
+ * cpu, time or period). Never 0. Made on the reader thread when there is
+ * one. */
+uint64_t pa_session_sample_key(struct pa_session *s, const struct pa_event *ev);
+
+/* In the callback: the sample key of a sample a few events later, 0 when
+ * none is known, so that a cache can fetch its slot ahead. */
+uint64_t pa_session_sample_key_ahead(const struct pa_session *s);
+
 /* Read the whole file. Returns 0, the callback's non-zero value, or a
  * negative error with err filled. */
 int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,

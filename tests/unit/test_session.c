@@ -1,0 +1,244 @@
+/* test_session.c - unit tests for session/: the sample key a consumer's
+ * cache of samples hashes by (pa_session_sample_key) and the key told a
+ * few events ahead (pa_session_sample_key_ahead), on the testdata
+ * recordings, in the three ways a session delivers: from a reader thread,
+ * ordered on one thread, and in file order without the queue.
+ *
+ *   test_session TESTDATA_DIR
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session/session.h"
+
+static const char *testdata;
+
+enum mode { READER_THREAD, ONE_THREAD, UNORDERED };
+
+#define CHAIN_MAX 8
+
+/* What the key must cover, copied from the event. */
+struct ident {
+	unsigned evsel;
+	unsigned cpumode;
+	uint32_t pid, tid;
+	uint64_t ip, nr;
+	uint64_t chain[CHAIN_MAX];
+};
+
+struct seen {
+	struct ident id;
+	uint64_t key, ahead;
+};
+
+struct run {
+	struct seen *v;
+	size_t n, cap;
+	bool stable;   /* a second call in the callback gave the same key */
+	bool no_chain; /* the session was told not to keep call chains */
+};
+
+static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
+                     struct pa_thread *t, const struct pa_addr_loc *loc)
+{
+	(void)t;
+	(void)loc;
+	struct run *r = ctx;
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 256;
+		r->v = realloc(r->v, r->cap * sizeof(*r->v));
+		assert_non_null(r->v);
+	}
+	struct seen *x = &r->v[r->n++];
+	memset(x, 0, sizeof(*x));
+	x->id.evsel = ev->evsel ? ev->evsel->idx : 0;
+	x->id.cpumode = ev->misc & PA_MISC_CPUMODE_MASK;
+	x->id.pid = ev->sample.pid;
+	x->id.tid = ev->sample.tid;
+	x->id.ip = ev->sample.ip;
+	x->id.nr = ev->sample.callchain && !r->no_chain ? ev->sample.callchain_nr : 0;
+	for (uint64_t i = 0; i < x->id.nr && i < CHAIN_MAX; i++)
+		x->id.chain[i] = ev->sample.callchain[i];
+	x->key = pa_session_sample_key(s, ev);
+	r->stable &= pa_session_sample_key(s, ev) == x->key;
+	x->ahead = pa_session_sample_key_ahead(s);
+	return 0;
+}
+
+static void collect_opts(const char *name, enum mode m, bool no_chain, struct run *r)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", testdata, name);
+	struct pa_err err = {0};
+	struct pa_file *f = pa_file_open(path, NULL, &err);
+	assert_non_null(f);
+	struct pa_session_opts o = {.sz = sizeof(o),
+	                            .no_reader_thread = m != READER_THREAD,
+	                            .unordered = m == UNORDERED,
+	                            .no_callchains = no_chain};
+	struct pa_session *s = pa_session_new(f, &o, &err);
+	assert_non_null(s);
+	memset(r, 0, sizeof(*r));
+	r->stable = true;
+	r->no_chain = no_chain;
+	assert_int_equal(pa_session_process(s, on_sample, r, &err), 0);
+	pa_session_free(s);
+	pa_file_close(f);
+	assert_true(r->n > 0);
+	assert_true(r->stable);
+}
+
+static void collect(const char *name, enum mode m, struct run *r)
+{
+	collect_opts(name, m, false, r);
+}
+
+static bool same_ident(const struct ident *a, const struct ident *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+/* Equal samples have equal keys, different ones different keys (no
+ * collision among the fixture's few hundred), never 0: within run a, and
+ * between runs a and b. */
+static void check_keys(const struct run *a, const struct run *b)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		assert_true(a->v[i].key != 0);
+		for (size_t j = 0; j < b->n; j++) {
+			bool same = same_ident(&a->v[i].id, &b->v[j].id);
+			assert_int_equal(same, a->v[i].key == b->v[j].key);
+		}
+	}
+}
+
+static void free_run(struct run *r)
+{
+	free(r->v);
+	r->v = NULL;
+}
+
+static void test_keys_in_every_mode(void **state)
+{
+	(void)state;
+	static const char *files[] = {"le-sysw.data", "le-two-events.data", "le-file.data",
+	                              "le-pipe.data"};
+	for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++) {
+		struct run th, one, unord;
+		collect(files[k], READER_THREAD, &th);
+		collect(files[k], ONE_THREAD, &one);
+		collect(files[k], UNORDERED, &unord);
+		/* the same samples in the same order with and without the
+		 * reader thread, and the same keys */
+		assert_int_equal(th.n, one.n);
+		for (size_t i = 0; i < th.n; i++) {
+			assert_true(same_ident(&th.v[i].id, &one.v[i].id));
+			assert_true(th.v[i].key == one.v[i].key);
+		}
+		check_keys(&th, &th);
+		/* delivered without the queue (made by the deliverer) */
+		check_keys(&unord, &th);
+		free_run(&th);
+		free_run(&one);
+		free_run(&unord);
+	}
+}
+
+/* A session that keeps no call chains leaves them out of the key, queued
+ * or not (a consumer that reads no chains must not see keys differ by
+ * them). */
+static void test_keys_without_chains(void **state)
+{
+	(void)state;
+	struct run th, unord;
+	collect_opts("le-file.data", READER_THREAD, true, &th);
+	collect_opts("le-file.data", UNORDERED, true, &unord);
+	check_keys(&th, &th);
+	check_keys(&unord, &th);
+	free_run(&th);
+	free_run(&unord);
+}
+
+/* Two events of the same sample differ in the key only by the event. */
+static void test_key_covers_event(void **state)
+{
+	(void)state;
+	struct run r;
+	collect("le-two-events.data", READER_THREAD, &r);
+	bool two = false;
+	for (size_t i = 1; i < r.n; i++)
+		two |= r.v[i].id.evsel != r.v[0].id.evsel;
+	assert_true(two);
+	for (size_t i = 0; i < r.n; i++)
+		for (size_t j = 0; j < r.n; j++) {
+			struct ident x = r.v[i].id;
+			x.evsel = r.v[j].id.evsel;
+			if (r.v[i].id.evsel != r.v[j].id.evsel && same_ident(&x, &r.v[j].id))
+				assert_true(r.v[i].key != r.v[j].key);
+		}
+	free_run(&r);
+}
+
+/* A big-endian file and its little-endian twin give the same keys. */
+static void test_keys_byte_order(void **state)
+{
+	(void)state;
+	static const char *twins[][2] = {{"be-file.data", "le-file.inj.data"},
+	                                 {"be-two-events.data", "le-two-events.inj.data"}};
+	for (size_t k = 0; k < sizeof(twins) / sizeof(*twins); k++) {
+		struct run be, le;
+		collect(twins[k][0], READER_THREAD, &be);
+		collect(twins[k][1], READER_THREAD, &le);
+		assert_int_equal(be.n, le.n);
+		for (size_t i = 0; i < be.n; i++)
+			assert_true(be.v[i].key == le.v[i].key);
+		free_run(&be);
+		free_run(&le);
+	}
+}
+
+/* From the reader thread, the key ahead is that of one of the next three
+ * samples (events in between that are not samples take places). */
+static void test_key_ahead(void **state)
+{
+	(void)state;
+	struct run r;
+	collect("le-sysw.data", READER_THREAD, &r);
+	size_t told = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		if (!r.v[i].ahead)
+			continue;
+		told++;
+		bool found = false;
+		for (size_t j = i + 1; j < r.n && j <= i + 3; j++)
+			found |= r.v[j].key == r.v[i].ahead;
+		assert_true(found);
+	}
+	/* most samples are told one ahead (not those at a batch's end) */
+	assert_true(told * 2 > r.n);
+	free_run(&r);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_session TESTDATA_DIR\n");
+		return 2;
+	}
+	testdata = argv[1];
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_keys_in_every_mode), cmocka_unit_test(test_keys_without_chains),
+	    cmocka_unit_test(test_key_covers_event),   cmocka_unit_test(test_keys_byte_order),
+	    cmocka_unit_test(test_key_ahead),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
