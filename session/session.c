@@ -1061,8 +1061,9 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 			q->callchain = cc;
 			q->callchain_nr = sm->callchain_nr;
 		}
-		/* on the reader's CPU: the deliverer only reads it */
-		q->key = sample_key(ev, q->callchain, q->callchain_nr);
+		/* on the reader's CPU: the deliverer only reads it. (From the
+		 * file's chain: the copy just written would stall the loads.) */
+		q->key = sample_key(ev, chain ? sm->callchain : NULL, q->callchain_nr);
 	} else {
 		struct pa_event *e = pa_arena_alloc_raw(&c->arena, sizeof(*e));
 		if (!e)
