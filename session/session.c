@@ -31,13 +31,17 @@ struct pa_thread {
 	struct pa_thread *next_dead; /* replaced threads stay alive for samples in flight */
 };
 
+#define RECENT_THREADS 8
+
 struct pa_machine {
 	int32_t pid;
 	struct pa_dso **dsos;
 	unsigned nr_dsos, cap_dsos;
 	struct pa_u64map dso_by_hash; /* name hash -> first dso in chain */
 	struct pa_u64map threads;     /* tid -> thread */
-	struct pa_thread *last;       /* the thread found last (samples come in runs) */
+	/* threads found lately, by tid's low bits: samples come in runs, of
+	 * one thread per CPU taking turns */
+	struct pa_thread *recent[RECENT_THREADS];
 	struct pa_maps kmaps;
 	struct pa_dso *kernel_dso;
 	/* the first kernel MMAP: "[kernel.kallsyms]REF" and its pgoff, perf's
@@ -636,11 +640,12 @@ static int maps_clone(struct pa_session *s, struct pa_maps *dst, const struct pa
 
 static struct pa_thread *find_thread(struct pa_machine *m, int32_t tid)
 {
-	if (m->last && m->last->tid == tid)
-		return m->last;
+	struct pa_thread **r = &m->recent[(uint32_t)tid % RECENT_THREADS];
+	if (*r && (*r)->tid == tid)
+		return *r;
 	struct pa_thread *t = pa_u64map_get(&m->threads, (uint64_t)(uint32_t)tid);
 	if (t)
-		m->last = t;
+		*r = t;
 	return t;
 }
 
@@ -685,7 +690,7 @@ static struct pa_thread *new_thread(struct pa_session *s, struct pa_machine *m, 
 	if (!slot || !t->comm)
 		return NULL;
 	*slot = t;
-	m->last = t;
+	m->recent[(uint32_t)tid % RECENT_THREADS] = t;
 	if (pid == tid || pid == -1) {
 		t->maps = maps_new(s);
 	} else {
