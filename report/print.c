@@ -223,6 +223,15 @@ static int dir_collapse(void *ctx, uint32_t n, uint32_t e)
 	return d ? d : 1;
 }
 
+/* The order of the first tree's walk: by dir_collapse_find (a row goes
+ * left of one it compares below), equal rows in creation order. */
+static int collapse_walk_cmp(const void *pa, const void *pb, void *ctx)
+{
+	uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
+	int d = dir_collapse_find(ctx, x, y);
+	return d ? d : PA_CMP(x, y);
+}
+
 /* Insert rows in the given order, adding a row found equal to the entry
  * that holds its key. */
 static void insert_merging(struct pa_rb *t, struct row *rows, uint32_t i, struct cg_sort *cs,
@@ -316,37 +325,51 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
  * still be apart (one per bucket): the first two trees add up the ones
  * perf's would, and each entry's period and count are its first member's
  * sums after that. */
-static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
-                             unsigned nr_members, bool merge, struct row *out, size_t *m)
+/* The output tree fed as perf's trees would feed it, with rows of
+ * distinct keys under an order: the first tree's walk is then the rows
+ * sorted (equal ones in creation order), and the collapsed tree gives
+ * that back; a sort takes less than the two trees. */
+static int feed_sorted(struct row *rows, size_t n, struct cg_sort *cs, struct pa_rb *out_tree)
 {
-	struct pa_rb a = {0}, b = {0}, c = {0};
-	if (pa_rb_init(&a, n) || pa_rb_init(&b, n) || pa_rb_init(&c, n)) {
-		pa_rb_release(&a);
-		pa_rb_release(&b);
-		pa_rb_release(&c);
+	uint32_t *sorted = malloc((n + 1) * sizeof(*sorted));
+	if (!sorted)
 		return -ENOMEM;
-	}
-	struct cg_sort cs = {.r = r, .rows = rows, .nr_members = nr_members};
-	elided_keys(r, cs.elided);
+	for (uint32_t i = 0; i < n; i++)
+		sorted[i] = i;
+	qsort_r(sorted, n, sizeof(*sorted), collapse_walk_cmp, cs);
+	for (size_t k = 0; k < n; k++)
+		if (!rows[sorted[k]].merged)
+			pa_rb_insert(out_tree, sorted[k], dir_output, cs);
+	free(sorted);
+	return 0;
+}
+
+/* The same by replaying perf's insertions into entries_in (a) and the
+ * collapsed tree (b). */
+static void feed_replayed(struct row *rows, size_t n_in, size_t n, bool merge, bool order,
+                          struct cg_sort *cs, struct pa_rb *a, struct pa_rb *b,
+                          struct pa_rb *out_tree)
+{
+	unsigned nr_members = cs->nr_members;
 	for (uint32_t i = 0; i < n_in; i++) {
 		if (merge)
-			insert_merging(&a, rows, i, &cs, nr_members);
+			insert_merging(a, rows, i, cs, nr_members);
 		else
-			pa_rb_insert(&a, i, dir_collapse, &cs);
+			pa_rb_insert(a, i, dir_collapse, cs);
 	}
 	/* the collapsed tree, fed the first one's order, gives it back when
 	 * the comparator is an order and no rows join there */
-	struct pa_rb *collapsed = &a;
-	if (n_in != n || !collapse_is_order(r, rows, n)) {
-		for (uint32_t i = pa_rb_first(&a); i != PA_RB_NIL; i = pa_rb_next(&a, i)) {
+	struct pa_rb *collapsed = a;
+	if (n_in != n || !order) {
+		for (uint32_t i = pa_rb_first(a); i != PA_RB_NIL; i = pa_rb_next(a, i)) {
 			if (merge)
-				insert_merging(&b, rows, i, &cs, nr_members);
+				insert_merging(b, rows, i, cs, nr_members);
 			else
-				pa_rb_insert(&b, i, dir_collapse, &cs);
+				pa_rb_insert(b, i, dir_collapse, cs);
 		}
 		for (uint32_t i = (uint32_t)n_in; i < n; i++)
-			pa_rb_insert(&b, i, dir_collapse, &cs);
-		collapsed = &b;
+			pa_rb_insert(b, i, dir_collapse, cs);
+		collapsed = b;
 	}
 	for (uint32_t i = pa_rb_first(collapsed); i != PA_RB_NIL; i = pa_rb_next(collapsed, i)) {
 		if (rows[i].merged)
@@ -355,16 +378,33 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
 			rows[i].period = rows[i].vals[0];
 			rows[i].count = rows[i].vals[1];
 		}
-		pa_rb_insert(&c, i, dir_output, &cs);
+		pa_rb_insert(out_tree, i, dir_output, cs);
 	}
+}
+
+static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
+                             unsigned nr_members, bool merge, struct row *out, size_t *m)
+{
+	struct pa_rb a = {0}, b = {0}, c = {0};
+	struct cg_sort cs = {.r = r, .rows = rows, .nr_members = nr_members};
+	elided_keys(r, cs.elided);
+	bool order = collapse_is_order(r, rows, n);
+	bool sort = !merge && n_in == n && order;
+	int ret = 0;
+	if ((!sort && (pa_rb_init(&a, n) || pa_rb_init(&b, n))) || pa_rb_init(&c, n))
+		ret = -ENOMEM;
+	else if (sort)
+		ret = feed_sorted(rows, n, &cs, &c);
+	else
+		feed_replayed(rows, n_in, n, merge, order, &cs, &a, &b, &c);
 	*m = 0;
-	for (uint32_t i = pa_rb_first(&c); i != PA_RB_NIL; i = pa_rb_next(&c, i))
+	for (uint32_t i = ret ? PA_RB_NIL : pa_rb_first(&c); i != PA_RB_NIL; i = pa_rb_next(&c, i))
 		if (!rows[i].hidden)
 			out[(*m)++] = rows[i];
 	pa_rb_release(&a);
 	pa_rb_release(&b);
 	pa_rb_release(&c);
-	return 0;
+	return ret;
 }
 
 struct idx_sort {
@@ -394,6 +434,16 @@ static int member_nf_totals(const struct pa_report *r, const struct row *rows, s
                             unsigned nr_members, uint64_t *nf)
 {
 	memset(nf, 0, 2 * nr_members * sizeof(*nf));
+	bool any_hidden = false;
+	for (size_t i = 0; i < n && !any_hidden; i++)
+		any_hidden = rows[i].hidden;
+	if (!any_hidden) { /* (no filter) every entry counts: no need to find them */
+		for (size_t i = 0; i < n; i++) {
+			nf[2 * rows[i].member] += rows[i].period;
+			nf[2 * rows[i].member + 1] += rows[i].count;
+		}
+		return 0;
+	}
 	uint32_t *idx = malloc((n + 1) * sizeof(*idx));
 	if (!idx)
 		return -ENOMEM;
