@@ -47,7 +47,9 @@
  *    uninitialized bit there; pa prints "[...]".
  *  - DSO order among siblings of equal period follows perf's heap
  *    addresses of DSO objects; pa uses their order of creation, which is
- *    what those addresses give in practice.
+ *    what those addresses give in practice, not always (malloc may reuse
+ *    a freed chunk below an older DSO). The call-graph test then accepts
+ *    that order alone, with a note (tests/integration/graphnorm.py).
  */
 #ifndef PA_REPORT_H
 #define PA_REPORT_H

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""graphnorm.py - a perf report --stdio output with the siblings of equal
+percentage in each call graph put in one order (by their text).
+
+perf orders call-graph siblings of equal period by where malloc put their
+DSO objects (report/report.h, "Limits"), which pa cannot know. A test that
+finds pa's output differs from perf's byte for byte may compare both through
+this filter: equal afterwards means the only difference is that order.
+Everything else is kept: rows, their order, every graph line's text (the
+'|' that marks a sibling as not the last one is blanked, since a sibling
+that moves may become the last).
+
+  graphnorm.py < report.txt
+"""
+import re
+import sys
+
+# a sibling's first line: [prefix][| ]--PCT%--name
+HEADER = re.compile(r"[| ]--(\d+(?:\.\d+)?%)--")
+
+
+def header_col(line):
+    """Column of a sibling header's '--', or None."""
+    m = None
+    for m in HEADER.finditer(line):
+        pass
+    if not m:
+        return None
+    # only the last marker on the line is a header (a name may hold '--')
+    start = m.start() + 1
+    if line[start - 1] not in "| ":
+        return None
+    return start, m.group(1)
+
+
+def blank_col(line, col):
+    if col < len(line) and line[col] == "|":
+        line = line[:col] + " " + line[col + 1:]
+    return line
+
+
+def normalize(lines):
+    """Lines of one level of a graph (and the levels below it)."""
+    heads = []
+    for i, line in enumerate(lines):
+        h = header_col(line)
+        if h:
+            heads.append((i, h[0], h[1]))
+    if not heads:
+        return [l.rstrip() for l in lines if l.strip(" |")]
+    col = min(c for _, c, _ in heads)
+    at = [(i, pct) for i, c, pct in heads if c == col]
+    out = [l.rstrip() for l in lines[: at[0][0]] if l.strip(" |")]
+    blocks = []
+    for k, (i, pct) in enumerate(at):
+        end = at[k + 1][0] if k + 1 < len(at) else len(lines)
+        body = [blank_col(l, col - 1) for l in lines[i:end]]
+        text = [body[0].rstrip()] + normalize(body[1:])
+        blocks.append((pct, text))
+    # runs of equal percentage, each in one order
+    k = 0
+    while k < len(blocks):
+        e = k
+        while e < len(blocks) and blocks[e][0] == blocks[k][0]:
+            e += 1
+        blocks[k:e] = sorted(blocks[k:e], key=lambda b: b[1])
+        k = e
+    for _, text in blocks:
+        out.extend(text)
+    return out
+
+
+def main():
+    lines = sys.stdin.read().split("\n")
+    out, graph = [], []
+
+    def flush():
+        if graph:
+            out.extend(normalize(graph))
+            graph.clear()
+
+    for line in lines:
+        # a graph line starts with spaces then '|' or '-' (its stem);
+        # rows, headers and blank lines end a graph
+        if re.match(r"^ +[|-]", line) or (graph and re.match(r"^ +\S", line)
+                                           and not re.match(r"^ +\d+\.\d+%", line)):
+            graph.append(line)
+            continue
+        flush()
+        out.append(line)
+    flush()
+    sys.stdout.write("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
