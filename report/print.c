@@ -315,10 +315,48 @@ static bool collapse_is_order(const struct pa_report *r, const struct row *rows,
 	return true;
 }
 
-/* rows[0, n) in creation order -> out, in perf's output order; rows that
- * hide (filtered) take part and are left out. Returns the count. */
+/* rows[k] becomes what was rows[ord[k]], for k < m (ord: m distinct
+ * indices below n, used up); the rows left out go after them. In place:
+ * the rows are the biggest array of the end, a copy would be its peak. */
+static int rows_in_order(struct row *rows, size_t n, uint32_t *ord, size_t m)
+{
+	const uint32_t done = UINT32_C(1) << 31;
+	uint8_t *in = calloc(n + 1, 1);
+	if (!in || n >= done) {
+		free(in);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < m; k++)
+		in[ord[k]] = 1;
+	size_t t = m;
+	for (size_t i = 0; i < n; i++)
+		if (!in[i])
+			ord[t++] = (uint32_t)i;
+	free(in);
+	/* each cycle of the permutation: one row held aside */
+	for (size_t k = 0; k < n; k++) {
+		if (ord[k] & done)
+			continue;
+		struct row held = rows[k];
+		for (size_t j = k;;) {
+			size_t src = ord[j] & ~done;
+			ord[j] |= done;
+			if (src == k) {
+				rows[j] = held;
+				break;
+			}
+			rows[j] = rows[src];
+			j = src;
+		}
+	}
+	return 0;
+}
+
+/* rows[0, n) in creation order -> ord, their indices in perf's output
+ * order; rows that hide (filtered) take part and are left out. *m: the
+ * count. */
 static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
-                             unsigned nr_members, bool merge, struct row *out, size_t *m);
+                             unsigned nr_members, bool merge, uint32_t *ord, size_t *m);
 
 /* rows[0, n_in) go through entries_in; rows[n_in, n) join in the collapsed
  * tree afterwards (a group's dummies). With merge, rows of equal keys may
@@ -383,7 +421,7 @@ static void feed_replayed(struct row *rows, size_t n_in, size_t n, bool merge, b
 }
 
 static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
-                             unsigned nr_members, bool merge, struct row *out, size_t *m)
+                             unsigned nr_members, bool merge, uint32_t *ord, size_t *m)
 {
 	struct pa_rb a = {0}, b = {0}, c = {0};
 	struct cg_sort cs = {.r = r, .rows = rows, .nr_members = nr_members};
@@ -400,7 +438,7 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
 	*m = 0;
 	for (uint32_t i = ret ? PA_RB_NIL : pa_rb_first(&c); i != PA_RB_NIL; i = pa_rb_next(&c, i))
 		if (!rows[i].hidden)
-			out[(*m)++] = rows[i];
+			ord[(*m)++] = i;
 	pa_rb_release(&a);
 	pa_rb_release(&b);
 	pa_rb_release(&c);
@@ -501,10 +539,10 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 	}
 	/* one row per bucket, in creation order: perf's trees merge them */
 	uint64_t *vals = calloc(n * 2 * nr_members + 1, sizeof(*vals));
-	struct row *out = malloc((n + 1) * sizeof(*out));
-	if (!vals || !out || member_nf_totals(r, rows, n, nr_members, nf)) {
+	uint32_t *ord = malloc((n + 1) * sizeof(*ord));
+	if (!vals || !ord || member_nf_totals(r, rows, n, nr_members, nf)) {
 		free(vals);
-		free(out);
+		free(ord);
 		free(rows);
 		return NULL;
 	}
@@ -513,15 +551,16 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 		rows[i].vals[2 * rows[i].member] = rows[i].period;
 		rows[i].vals[2 * rows[i].member + 1] = rows[i].count;
 	}
-	if (replay_trees_from(r, rows, n, n, nr_members, true, out, nr)) {
-		free(out);
+	if (replay_trees_from(r, rows, n, n, nr_members, true, ord, nr) ||
+	    rows_in_order(rows, n, ord, *nr)) {
+		free(ord);
 		free(rows);
 		free(vals);
 		return NULL;
 	}
-	free(rows);
+	free(ord);
 	*vals_out = vals;
-	return out;
+	return rows;
 }
 
 /* Rows of call-graph mode: perf's hist entries, in the order perf's
@@ -543,12 +582,12 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 {
 	size_t ne = pa_cg_nr_entries(r);
 	struct row *rows = malloc((ne + 1) * sizeof(*rows));
-	struct row *out = malloc((ne + 1) * sizeof(*out));
+	uint32_t *ord = malloc((ne + 1) * sizeof(*ord));
 	uint64_t *vals = calloc(ne * 3 * nr_members + 1, sizeof(*vals));
 	uint32_t *idx = malloc((ne + 1) * sizeof(*idx));
-	if (!rows || !out || !vals || !idx) {
+	if (!rows || !ord || !vals || !idx) {
 		free(rows);
-		free(out);
+		free(ord);
 		free(vals);
 		free(idx);
 		return NULL;
@@ -583,7 +622,7 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 	}
 	if (member_nf_totals(r, rows, n, nr_members, nf)) {
 		free(rows);
-		free(out);
+		free(ord);
 		free(vals);
 		free(idx);
 		return NULL;
@@ -607,7 +646,7 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		uint32_t *lead = malloc((n_lead + 1) * sizeof(*lead));
 		if (!lead) {
 			free(rows);
-			free(out);
+			free(ord);
 			free(vals);
 			free(idx);
 			return NULL;
@@ -619,7 +658,7 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		if (!all) {
 			free(lead);
 			free(rows);
-			free(out);
+			free(ord);
 			free(vals);
 			free(idx);
 			return NULL;
@@ -690,18 +729,19 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		rows[i].accs = rows[i].vals + 2 * nr_members;
 	}
 	size_t got;
-	if (replay_trees_from(r, rows, n_lead, m, nr_members, false, out, &got)) {
+	if (replay_trees_from(r, rows, n_lead, m, nr_members, false, ord, &got) ||
+	    rows_in_order(rows, m, ord, got)) {
 		free(rows);
-		free(out);
+		free(ord);
 		free(vals);
 		free(idx);
 		return NULL;
 	}
-	free(rows);
+	free(ord);
 	free(idx);
 	*nr = got;
 	*vals_out = vals;
-	return out;
+	return rows;
 }
 
 /* ---- formatting --------------------------------------------------------- */

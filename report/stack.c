@@ -63,6 +63,7 @@ int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t 
 		r->snodes = malloc(r->cap_snodes * sizeof(*r->snodes));
 		if (!r->snodes)
 			return -ENOMEM;
+		pa_report_mem_grew(r, 0, r->cap_snodes * sizeof(*r->snodes));
 		r->snodes[0] = (struct snode){UINT32_MAX, UINT32_MAX};
 		r->nr_snodes = 1;
 	}
@@ -120,6 +121,8 @@ int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint3
 
 int pa_stack_frames(struct pa_report *r, uint32_t node)
 {
+	if (node && !r->snodes) /* freed by pa_cg_build */
+		return -EINVAL;
 	size_t n = 0;
 	for (uint32_t i = node; i; i = r->snodes[i].parent)
 		n++;
