@@ -146,9 +146,6 @@ static void parse_regs(struct pa_cur *c, uint64_t mask, struct pa_scratch *sc, u
 	(PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP | PA_SAMPLE_TID | PA_SAMPLE_TIME | PA_SAMPLE_ADDR | \
 	 PA_SAMPLE_ID | PA_SAMPLE_STREAM_ID | PA_SAMPLE_CPU | PA_SAMPLE_PERIOD)
 
-/* The common sample (fixed slots and a call chain, writer's order = ours,
- * chain 8-aligned) without the cursor: 12M of them make a profile. false:
- * take the general path (which also reports what is wrong). */
 /* Zero every field, one store each: the compiler merges them into wide
  * stores, where a memset of the struct becomes a `rep stos` whose start-up
  * cost more than decoding the whole record (half the fast path's time). */
@@ -177,6 +174,9 @@ static void sample_reset(struct pa_sample *s)
 	s->aux.size = 0;
 }
 
+/* The common sample (fixed slots and a call chain, writer's order = ours,
+ * chain 8-aligned) without the cursor: 12M of them make a profile. false:
+ * take the general path (which also reports what is wrong). */
 static bool parse_sample_fast(const struct pa_evsel *ev, const uint8_t *p, size_t size,
 			      struct pa_sample *s)
 {

@@ -358,16 +358,11 @@ static int rows_in_order(struct row *rows, size_t n, uint32_t *ord, size_t m)
 static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
                              unsigned nr_members, bool merge, uint32_t *ord, size_t *m);
 
-/* rows[0, n_in) go through entries_in; rows[n_in, n) join in the collapsed
- * tree afterwards (a group's dummies). With merge, rows of equal keys may
- * still be apart (one per bucket): the first two trees add up the ones
- * perf's would, and each entry's period and count are its first member's
- * sums after that. */
 /* The output tree fed as perf's trees would feed it, with rows of
  * distinct keys under an order: the first tree's walk is then the rows
  * sorted (equal ones in creation order), and the collapsed tree gives
  * that back; a sort takes less than the two trees. */
-static int feed_sorted(struct row *rows, size_t n, struct cg_sort *cs, struct pa_rb *out_tree)
+static int feed_sorted(size_t n, struct cg_sort *cs, struct pa_rb *out_tree)
 {
 	uint32_t *sorted = malloc((n + 1) * sizeof(*sorted));
 	if (!sorted)
@@ -376,8 +371,7 @@ static int feed_sorted(struct row *rows, size_t n, struct cg_sort *cs, struct pa
 		sorted[i] = i;
 	qsort_r(sorted, n, sizeof(*sorted), collapse_walk_cmp, cs);
 	for (size_t k = 0; k < n; k++)
-		if (!rows[sorted[k]].merged)
-			pa_rb_insert(out_tree, sorted[k], dir_output, cs);
+		pa_rb_insert(out_tree, sorted[k], dir_output, cs);
 	free(sorted);
 	return 0;
 }
@@ -420,6 +414,11 @@ static void feed_replayed(struct row *rows, size_t n_in, size_t n, bool merge, b
 	}
 }
 
+/* rows[0, n_in) go through entries_in; rows[n_in, n) join in the collapsed
+ * tree afterwards (a group's dummies). With merge, rows of equal keys may
+ * still be apart (one per bucket): the first two trees add up the ones
+ * perf's would, and each entry's period and count are its first member's
+ * sums after that. */
 static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t n_in, size_t n,
                              unsigned nr_members, bool merge, uint32_t *ord, size_t *m)
 {
@@ -432,7 +431,7 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
 	if ((!sort && (pa_rb_init(&a, n) || pa_rb_init(&b, n))) || pa_rb_init(&c, n))
 		ret = -ENOMEM;
 	else if (sort)
-		ret = feed_sorted(rows, n, &cs, &c);
+		ret = feed_sorted(n, &cs, &c);
 	else
 		feed_replayed(rows, n_in, n, merge, order, &cs, &a, &b, &c);
 	*m = 0;

@@ -193,16 +193,26 @@ static struct path_memo *path_memo_of(struct pa_stream *st, const void *thread)
 	return &st->path_memo[pa_hash64((uint64_t)(uintptr_t)thread) & (MEMO_SLOTS - 1)];
 }
 
+/* How far frames (leaf first) agree, from the root, with the path of the
+ * thread's last record; *node: the trie node there (0: the root). */
+static uint32_t memo_prefix(const struct path_memo *pm, const void *thread, const uint32_t *fr,
+                            uint32_t n, uint32_t *node)
+{
+	uint32_t k = 0, cur = 0;
+	if (pm->thread == thread)
+		for (; k < n && k < pm->n && fr[n - 1 - k] == pm->loc[k]; k++)
+			cur = pm->node[k];
+	*node = cur;
+	return k;
+}
+
 /* The trie node of frames (leaf first), going down the path of the
  * thread's last record as far as the two agree from the root. */
 static int stack_insert(struct pa_report *r, const void *thread, const uint32_t *fr, uint32_t n,
                         uint32_t *out)
 {
 	struct path_memo *pm = path_memo_of(r->stream, thread);
-	uint32_t k = 0, cur = 0;
-	if (pm->thread == thread)
-		for (; k < n && k < pm->n && fr[n - 1 - k] == pm->loc[k]; k++)
-			cur = pm->node[k];
+	uint32_t cur, k = memo_prefix(pm, thread, fr, n, &cur);
 	pm->thread = thread;
 	bool fetched = false;
 	for (; k < n; k++) {
@@ -234,11 +244,8 @@ static int stack_insert(struct pa_report *r, const void *thread, const uint32_t 
 static void stack_prefetch(struct pa_report *r, const struct rec *rc)
 {
 	const uint32_t *fr = (const uint32_t *)(rc + 1);
-	uint32_t n = rc->n, k = 0, cur = 0;
-	const struct path_memo *pm = path_memo_of(r->stream, rc->thread);
-	if (pm->thread == rc->thread)
-		for (; k < n && k < pm->n && fr[n - 1 - k] == pm->loc[k]; k++)
-			cur = pm->node[k];
+	uint32_t cur, n = rc->n;
+	uint32_t k = memo_prefix(path_memo_of(r->stream, rc->thread), rc->thread, fr, n, &cur);
 	if (k < n)
 		pa_stack_prefetch_child(r, cur, fr[n - 1 - k]);
 }
