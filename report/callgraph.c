@@ -84,6 +84,10 @@ struct cg_state {
 	size_t cap_cursor;
 	struct memo *memo;      /* per loc: its chain entry for the last context */
 	struct memo *self_memo; /* per loc: its sample (self) entry, likewise */
+
+	/* r->ordered: perf's entries_in of each event, searched as perf
+	 * does, sample by sample (findnew_entry) */
+	struct pa_rb *etree;
 };
 
 /* The children entry a chain location led to, and the sample context it
@@ -290,9 +294,51 @@ static uint64_t entry_hash_idx(void *ctx, uint32_t i)
 
 /* perf's hists__add_entry: find, or create unless create is false
  * (then *out is UINT32_MAX when missing). */
+static int dir_entry(void *ctx, uint32_t n, uint32_t e)
+{
+	const struct pa_report *r = ctx;
+	int d = pa_report_entry_cmp(r, &r->cgs->e[e], &r->cgs->e[n]);
+	return (d > 0) - (d < 0);
+}
+
+static int grow_entries(struct pa_report *r, struct cg_state *c)
+{
+	if (c->nr < c->cap)
+		return 0;
+	size_t cap = c->cap ? 2 * c->cap : 1024;
+	/* the entries and their hash table: the call graphs' bulk */
+	size_t more = (cap - c->cap) * (sizeof(*c->e) + 2 * sizeof(*c->table));
+	if (pa_report_mem_check(r, more))
+		return -PA_ERR_LIMIT;
+	void *p = realloc(c->e, cap * sizeof(*c->e));
+	if (!p)
+		return -ENOMEM;
+	pa_report_mem_grew(r, 0, more);
+	c->e = p;
+	c->cap = cap;
+	return 0;
+}
+
+/* r->ordered: hists__findnew_entry itself, in the event's tree. */
+static int findnew_in_tree(struct pa_report *r, struct cg_state *c, const struct cg_entry *tmp,
+                           uint32_t *out)
+{
+	int ret = grow_entries(r, c);
+	struct pa_rb *t = &c->etree[tmp->evsel];
+	if (ret || (ret = pa_rb_reserve(t, c->nr + 1)))
+		return ret;
+	c->e[c->nr] = *tmp;
+	*out = pa_rb_insert(t, (uint32_t)c->nr, dir_entry, r);
+	if (*out == c->nr)
+		c->nr++;
+	return 0;
+}
+
 static int findnew_entry(struct pa_report *r, struct cg_state *c, const struct cg_entry *tmp,
                          bool create, uint32_t *out)
 {
+	if (c->etree) /* (create: perf's flow checks duplicates before) */
+		return findnew_in_tree(r, c, tmp, out);
 	if (pa_report_table_grow(&c->table, &c->table_cap, c->nr, entry_hash_idx, r))
 		return -ENOMEM;
 	size_t mask = c->table_cap - 1, j = entry_hash(r, c, tmp) & mask;
@@ -305,19 +351,9 @@ static int findnew_entry(struct pa_report *r, struct cg_state *c, const struct c
 		*out = UINT32_MAX;
 		return 0;
 	}
-	if (c->nr == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 1024;
-		/* the entries and their hash table: the call graphs' bulk */
-		size_t more = (cap - c->cap) * (sizeof(*c->e) + 2 * sizeof(*c->table));
-		if (pa_report_mem_check(r, more))
-			return -PA_ERR_LIMIT;
-		void *p = realloc(c->e, cap * sizeof(*c->e));
-		if (!p)
-			return -ENOMEM;
-		pa_report_mem_grew(r, 0, more);
-		c->e = p;
-		c->cap = cap;
-	}
+	int ret = grow_entries(r, c);
+	if (ret)
+		return ret;
 	c->e[c->nr] = *tmp;
 	c->table[j] = (uint32_t)++c->nr;
 	*out = (uint32_t)(c->nr - 1);
@@ -423,7 +459,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	int32_t tid = pa_thread_tid(tmp.thread);
 	/* the sample's own location: remembered apart from chain entries
 	 * (another key: the resolved address, not the raw ip) */
-	struct memo *so = refiltered ? NULL : &c->self_memo[b->loc];
+	struct memo *so = refiltered || c->etree ? NULL : &c->self_memo[b->loc];
 	if (so && so->entry && so->comm == tmp.comm && so->tid == tid && so->cpu == tmp.cpu &&
 	    so->parent == tmp.parent && so->evsel == tmp.evsel)
 		self = so->entry - 1;
@@ -467,14 +503,28 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		t.level = level;
 		uint32_t idx;
 		struct memo *mo = &c->memo[c->cursor[i]];
-		if (mo->entry && mo->comm == t.comm && mo->tid == tid && mo->cpu == t.cpu &&
-		    mo->parent == t.parent && mo->evsel == t.evsel)
+		if (c->etree) {
+			/* perf's order: a duplicate of this sample's entries
+			 * (same symbol, equal keys) first, then the tree */
+			bool dup = false;
+			for (size_t k = 0; k < nr_cache && !dup; k++)
+				dup = c->e[c->he_cache[k]].sym == t.sym &&
+				      !pa_report_entry_cmp(r, &c->e[c->he_cache[k]], &t);
+			if (dup)
+				continue;
+			t.period = t.count = t.acc_period = t.acc_count = 0;
+			t.nr_refs = t.max_depth = 0;
+			if (findnew_entry(r, c, &t, true, &idx))
+				return -ENOMEM;
+		} else if (mo->entry && mo->comm == t.comm && mo->tid == tid && mo->cpu == t.cpu &&
+		           mo->parent == t.parent && mo->evsel == t.evsel) {
 			idx = mo->entry - 1;
-		else if (findnew_entry(r, c, &t, false, &idx))
+		} else if (findnew_entry(r, c, &t, false, &idx)) {
 			return -ENOMEM;
+		}
 		/* a duplicate within this sample (recursion) counts once */
 		bool dup = false;
-		for (size_t k = 0; idx != UINT32_MAX && k < nr_cache && !dup; k++)
+		for (size_t k = 0; !c->etree && idx != UINT32_MAX && k < nr_cache && !dup; k++)
 			dup = c->he_cache[k] == idx;
 		if (dup)
 			continue;
@@ -571,6 +621,32 @@ int pa_cg_index_refs(struct pa_report *r, const struct cg_entry *const *es, size
 	return 0;
 }
 
+/* r->ordered: one bucket per record of samples, in perf's order, so that
+ * each sample finds its entries as perf's does (the buckets of one key
+ * then share their stack; their cursors and sums are the same). The
+ * event trees that findnew_entry searches then. */
+static int buckets_in_sample_order(struct pa_report *r, struct cg_state *c)
+{
+	struct bucket *nb = malloc((r->nr_slog + 1) * sizeof(*nb));
+	c->etree = calloc(r->nr_evsels + 1, sizeof(*c->etree));
+	if (!nb || !c->etree) {
+		free(nb);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i <= r->nr_evsels; i++)
+		c->etree[i].root = PA_RB_NIL;
+	for (size_t k = 0; k < r->nr_slog; k++) {
+		nb[k] = r->buckets[r->slog[k].bucket];
+		nb[k].period = r->slog[k].period;
+		nb[k].count = r->slog[k].count;
+	}
+	pa_report_mem_grew(r, r->cap_buckets * sizeof(*nb), (r->nr_slog + 1) * sizeof(*nb));
+	free(r->buckets);
+	r->buckets = nb;
+	r->nr_buckets = r->cap_buckets = r->nr_slog;
+	return 0;
+}
+
 int pa_cg_build(struct pa_report *r)
 {
 	if (r->cgs)
@@ -580,6 +656,8 @@ int pa_cg_build(struct pa_report *r)
 		return -ENOMEM;
 	r->cgs = c;
 	unsigned ne = r->nr_evsels + 1;
+	if (r->ordered && buckets_in_sample_order(r, c))
+		return -ENOMEM;
 	c->cc_total = calloc(ne, sizeof(*c->cc_total));
 	c->cc_total_nf = calloc(ne, sizeof(*c->cc_total_nf));
 	unsigned nd = pa_session_nr_dsos(r->session);
@@ -633,6 +711,9 @@ void pa_cg_free(struct pa_report *r)
 	struct cg_state *c = r->cgs;
 	if (!c)
 		return;
+	for (unsigned i = 0; c->etree && i <= r->nr_evsels; i++)
+		pa_rb_release(&c->etree[i]);
+	free(c->etree);
 	free(c->e);
 	free(c->table);
 	free(c->m);
@@ -909,7 +990,7 @@ static void rb_link(struct printer *pr, uint32_t parent_pn, uint32_t node, uint3
 {
 	pr->rb[node] = (struct pa_rb_node){PA_RB_NIL, PA_RB_NIL, at, 1};
 	*link = node;
-	struct pa_rb t = {pr->rb, pr->pn[parent_pn].root_in};
+	struct pa_rb t = {pr->rb, pr->pn[parent_pn].root_in, 0};
 	pa_rb_insert_color(&t, node);
 	pr->pn[parent_pn].root_in = t.root;
 }
@@ -966,8 +1047,8 @@ static int exact_append(struct printer *pr, uint32_t node, const uint32_t *el, u
 		p = &pr->pn[node];
 		struct pn *q = &pr->pn[rest];
 		q->root_in = p->root_in;
-		for (uint32_t ch = pa_rb_first(&(struct pa_rb){pr->rb, q->root_in});
-		     ch != PA_RB_NIL; ch = pa_rb_next(&(struct pa_rb){pr->rb, q->root_in}, ch))
+		for (uint32_t ch = pa_rb_first(&(struct pa_rb){pr->rb, q->root_in, 0});
+		     ch != PA_RB_NIL; ch = pa_rb_next(&(struct pa_rb){pr->rb, q->root_in, 0}, ch))
 			pr->pn[ch].parent = rest;
 		q->hit = p->hit;
 		q->count = p->count;
@@ -1045,7 +1126,7 @@ static struct gnode exact_gnode(const struct printer *pr, uint32_t i, uint32_t s
 static struct gnode *exact_children_of(const struct printer *pr, const struct gnode *g, size_t *nr)
 {
 	uint32_t node = g ? g->pn : 0;
-	struct pa_rb t = {pr->rb, pr->pn[node].root_in};
+	struct pa_rb t = {pr->rb, pr->pn[node].root_in, 0};
 	size_t n = 0;
 	for (uint32_t ch = pa_rb_first(&t); ch != PA_RB_NIL; ch = pa_rb_next(&t, ch))
 		n++;

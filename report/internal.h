@@ -125,6 +125,14 @@ struct cg_params {
 
 struct cg_state;
 
+/* Samples in perf's order (kept only when r->ordered): the bucket each
+ * record of samples went to, in the order perf adds samples to its hist
+ * entries, so that its entry trees can be replayed sample by sample. */
+struct slog {
+	uint32_t bucket, count;
+	uint64_t period;
+};
+
 struct pa_report {
 	struct fast_slot *fast;
 	struct pa_stream *stream;
@@ -173,6 +181,17 @@ struct pa_report {
 	uint8_t *event_ok; /* per evsel: passes --event (NULL: all) */
 	size_t nr_event_ok;
 	uint64_t time_start, time_end;
+
+	/* perf's entry comparator may not be an order under these sort keys
+	 * (the symbol key without the DSO key before it: an unresolved
+	 * address compares with a symbol by DSO, with another address by
+	 * address), so that a sample's search may miss its entry after the
+	 * tree changed and perf then makes a second one: the samples' order
+	 * is kept (slog), the stream's caches that sum samples out of order
+	 * are off, and the entry trees are replayed sample by sample */
+	bool ordered;
+	struct slog *slog;
+	size_t nr_slog, cap_slog;
 
 	struct cg_params cg;
 	bool has_parent_re, has_ignore_re, has_trim_re;
@@ -254,6 +273,9 @@ int pa_report_add_to_bucket_hashed(struct pa_report *r, uint64_t h, unsigned evs
 				   uint32_t stack, bool filtered, uint64_t period, uint64_t count,
 				   uint32_t *out);
 
+/* Append a record of samples to the sample order (r->ordered only). */
+int pa_report_log_samples(struct pa_report *r, uint32_t bucket, uint64_t period, uint64_t count);
+
 /* callgraph.c: perf's hist entries (with --children and call graphs) */
 int pa_cg_build(struct pa_report *r);
 void pa_cg_free(struct pa_report *r);
@@ -275,6 +297,11 @@ struct cg_entry {
 	uint32_t nr_refs;               /* call chains appended (perf's callchain_append) */
 	uint32_t max_depth;             /* longest of them */
 };
+
+/* print.c: perf's hist_entry__cmp(existing, new) on the sort keys, as a
+ * sign (the entry trees' direction: < 0 the new one goes left). */
+int pa_report_entry_cmp(const struct pa_report *r, const struct cg_entry *existing,
+			const struct cg_entry *e);
 
 size_t pa_cg_nr_entries(const struct pa_report *r);
 struct cg_entry *pa_cg_entry(const struct pa_report *r, size_t i);

@@ -176,6 +176,27 @@ static int perf_key_cmp(int k, const struct row *l, const struct row *r)
 	}
 }
 
+int pa_report_entry_cmp(const struct pa_report *r, const struct cg_entry *existing,
+                        const struct cg_entry *e)
+{
+	const struct cg_entry *in[2] = {existing, e};
+	struct row w[2];
+	for (int i = 0; i < 2; i++)
+		w[i] = (struct row){.comm = in[i]->comm,
+		                    .tid = pa_thread_tid(in[i]->thread),
+		                    .dso = in[i]->dso,
+		                    .sym = in[i]->sym,
+		                    .addr = in[i]->addr,
+		                    .cpu = in[i]->cpu,
+		                    .parent = in[i]->parent};
+	for (unsigned i = 0; i < r->nr_keys; i++) {
+		int c = perf_key_cmp(r->keys[i], &w[0], &w[1]);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
 struct cg_sort {
 	const struct pa_report *r;
 	const struct row *rows;
@@ -390,9 +411,17 @@ static void feed_replayed(struct row *rows, size_t n_in, size_t n, bool merge, b
 			pa_rb_insert(a, i, dir_collapse, cs);
 	}
 	/* the collapsed tree, fed the first one's order, gives it back when
-	 * the comparator is an order and no rows join there */
+	 * the comparator is an order and no rows join there; perf makes it
+	 * only when a sort key has a collapse function (need_collapse: comm,
+	 * of pa's keys), and else adds a group's dummies to the first one */
 	struct pa_rb *collapsed = a;
-	if (n_in != n || !order) {
+	bool need_collapse = false;
+	for (unsigned k = 0; k < cs->r->nr_keys; k++)
+		need_collapse |= cs->r->keys[k] == K_COMM;
+	if (!need_collapse) {
+		for (uint32_t i = (uint32_t)n_in; i < n; i++)
+			pa_rb_insert(a, i, dir_collapse, cs);
+	} else if (n_in != n || !order) {
 		for (uint32_t i = pa_rb_first(a); i != PA_RB_NIL; i = pa_rb_next(a, i)) {
 			if (merge)
 				insert_merging(b, rows, i, cs, nr_members);
@@ -503,6 +532,80 @@ static int member_nf_totals(const struct pa_report *r, const struct row *rows, s
 	return 0;
 }
 
+/* r->ordered: perf's entries_in as the samples come, one tree per event.
+ * rows[0, n) hold one row per bucket of the group (seq: the bucket); they
+ * become the entries in the order perf made them, each the row of the
+ * bucket whose sample made it, with the period and count of the samples
+ * that found it. A bucket's sample searches again only when the tree
+ * changed since its last search (until then the search goes the same way). */
+static int entries_by_samples(struct pa_report *r, unsigned nr_members, struct row **rowsp,
+                              size_t *np)
+{
+	struct row *tmpl = *rowsp, *ent = NULL;
+	size_t n = *np, m = 0, cap = n + 1;
+	uint32_t *brow = malloc((r->nr_buckets + 1) * sizeof(*brow));
+	uint32_t *bent = malloc((r->nr_buckets + 1) * sizeof(*bent));
+	uint32_t *bgen = malloc((r->nr_buckets + 1) * sizeof(*bgen));
+	uint32_t *gen = calloc(nr_members, sizeof(*gen));
+	struct pa_rb *t = calloc(nr_members, sizeof(*t));
+	struct cg_sort cs = {.r = r, .nr_members = 1};
+	int ret = -ENOMEM;
+	if (!brow || !bent || !bgen || !gen || !t || !(ent = malloc(cap * sizeof(*ent))))
+		goto out;
+	for (unsigned k = 0; k < nr_members; k++)
+		t[k].root = PA_RB_NIL;
+	for (size_t b = 0; b < r->nr_buckets; b++)
+		brow[b] = bent[b] = UINT32_MAX;
+	for (size_t i = 0; i < n; i++)
+		brow[tmpl[i].seq] = (uint32_t)i;
+	for (size_t k = 0; k < r->nr_slog; k++) {
+		const struct slog *sl = &r->slog[k];
+		if (brow[sl->bucket] == UINT32_MAX)
+			continue;
+		const struct row *w = &tmpl[brow[sl->bucket]];
+		uint32_t e = bent[sl->bucket];
+		if (e == UINT32_MAX || bgen[sl->bucket] != gen[w->member]) {
+			if (m + 1 >= cap) {
+				struct row *p = realloc(ent, 2 * cap * sizeof(*ent));
+				if (!p)
+					goto out;
+				ent = p;
+				cap *= 2;
+			}
+			if (pa_rb_reserve(&t[w->member], m + 1))
+				goto out;
+			ent[m] = *w;
+			ent[m].period = ent[m].count = 0;
+			ent[m].seq = (uint32_t)m;
+			cs.rows = ent;
+			e = pa_rb_insert(&t[w->member], (uint32_t)m, dir_collapse_find, &cs);
+			if (e == m) {
+				m++;
+				gen[w->member]++;
+			}
+			bent[sl->bucket] = e;
+			bgen[sl->bucket] = gen[w->member];
+		}
+		ent[e].period += sl->period;
+		ent[e].count += sl->count;
+	}
+	free(tmpl);
+	*rowsp = ent;
+	*np = m;
+	ent = NULL;
+	ret = 0;
+out:
+	for (unsigned k = 0; t && k < nr_members; k++)
+		pa_rb_release(&t[k]);
+	free(t);
+	free(gen);
+	free(bgen);
+	free(bent);
+	free(brow);
+	free(ent);
+	return ret;
+}
+
 /* Rows of one event group (members first..first+nr-1; a lone event is a
  * group of one): buckets -> collapsed rows in output order. *vals_out
  * holds the per-member sums the rows point into, nf the non-filtered
@@ -536,7 +639,12 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 		w.hidden = b->filtered || !sym_passes(r, &w);
 		rows[n++] = w;
 	}
-	/* one row per bucket, in creation order: perf's trees merge them */
+	if (r->ordered && entries_by_samples(r, nr_members, &rows, &n)) {
+		free(rows);
+		return NULL;
+	}
+	/* one row per bucket (or entry), in creation order: perf's trees
+	 * merge them */
 	uint64_t *vals = calloc(n * 2 * nr_members + 1, sizeof(*vals));
 	uint32_t *ord = malloc((n + 1) * sizeof(*ord));
 	if (!vals || !ord || member_nf_totals(r, rows, n, nr_members, nf)) {

@@ -16,7 +16,23 @@ int pa_rb_init(struct pa_rb *t, size_t n)
 {
 	t->node = malloc((n + 1) * sizeof(*t->node));
 	t->root = PA_RB_NIL;
+	t->cap = t->node ? n + 1 : 0;
 	return t->node ? 0 : -ENOMEM;
+}
+
+int pa_rb_reserve(struct pa_rb *t, size_t n)
+{
+	if (n <= t->cap)
+		return 0;
+	size_t cap = t->cap ? t->cap : 64;
+	while (cap < n)
+		cap *= 2;
+	struct pa_rb_node *p = realloc(t->node, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	t->node = p;
+	t->cap = cap;
+	return 0;
 }
 
 void pa_rb_release(struct pa_rb *t)

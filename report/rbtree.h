@@ -16,6 +16,7 @@ struct pa_rb_node {
 struct pa_rb {
 	struct pa_rb_node *node; /* by index */
 	uint32_t root;
+	size_t cap; /* indices below cap may be inserted */
 };
 
 /* Where the new node goes relative to an existing one: < 0 left, > 0
@@ -25,6 +26,8 @@ typedef int (*pa_rb_dir_fn)(void *ctx, uint32_t new_idx, uint32_t existing_idx);
 /* For indices 0..n-1. init/release. */
 int pa_rb_init(struct pa_rb *t, size_t n);
 void pa_rb_release(struct pa_rb *t);
+/* Room for indices 0..n-1 (the tree kept). */
+int pa_rb_reserve(struct pa_rb *t, size_t n);
 /* Insert idx; returns idx, or the node found equal. */
 uint32_t pa_rb_insert(struct pa_rb *t, uint32_t idx, pa_rb_dir_fn dir, void *ctx);
 /* Rebalance after linking node (red, no children) where a search ended:

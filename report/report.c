@@ -308,6 +308,12 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 		ret = compile_re(&r->trim_re, &r->has_trim_re, r->opts.trim_frames, "--trim-frames",
 				 err);
 	r->chains = r->opts.callchain;
+	for (unsigned i = 0; i < r->nr_keys && r->keys[i] != K_DSO; i++)
+		r->ordered |= r->keys[i] == K_SYM;
+	/* (with call graphs, a collapse key (comm) merges perf's split
+	 * entries again, call graphs included: not replayed, report.h) */
+	for (unsigned i = 0; i < r->nr_keys && r->chains; i++)
+		r->ordered &= r->keys[i] != K_COMM;
 	struct pa_finder_opts fo = {.sz = sizeof(fo),
 				    .symfs = r->opts.symfs,
 				    .buildid_dir = r->opts.buildid_dir};
@@ -337,6 +343,7 @@ void pa_report_free(struct pa_report *r)
 	free(r->locs);
 	free(r->loc_table);
 	free(r->buckets);
+	free(r->slog);
 	free(r->fast);
 	free(r->bucket_table);
 	free(r->total_period);
@@ -500,6 +507,21 @@ int pa_report_add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_threa
 	return pa_report_add_to_bucket_hashed(r, pa_report_bucket_hash(evsel, t, comm, cpu, loc, stack),
 					      evsel, t, comm, cpu, loc, stack, filtered, period,
 					      count, out);
+}
+
+int pa_report_log_samples(struct pa_report *r, uint32_t bucket, uint64_t period, uint64_t count)
+{
+	if (r->nr_slog == r->cap_slog) {
+		size_t cap = r->cap_slog ? 2 * r->cap_slog : 4096;
+		struct slog *p = realloc(r->slog, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		pa_report_mem_grew(r, r->cap_slog * sizeof(*p), cap * sizeof(*p));
+		r->slog = p;
+		r->cap_slog = cap;
+	}
+	r->slog[r->nr_slog++] = (struct slog){bucket, (uint32_t)count, period};
+	return 0;
 }
 
 /* Returns the bucket index through *out. */
@@ -679,7 +701,7 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	    fs->cpu == cpu && fs->evsel_mode == evsel_mode && fs->generation == gen) {
 		r->buckets[fs->bucket].period += period;
 		r->buckets[fs->bucket].count++;
-		return 0;
+		return r->ordered ? pa_report_log_samples(r, fs->bucket, period, 1) : 0;
 	}
 	/* A filtered sample still makes (or joins) an entry, hidden unless an
 	 * unfiltered one made it first: perf's entries merge samples by key
@@ -695,6 +717,8 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 		return -ENOMEM;
 	if (r->first_evsel < 0 && !filtered)
 		r->first_evsel = (int)e;
+	if (r->ordered && bucket != UINT32_MAX && pa_report_log_samples(r, bucket, period, 1))
+		return -ENOMEM;
 	*fs = (struct fast_slot){.ip = ev->sample.ip,
 				 .generation = gen,
 				 .thread = t,

@@ -29,15 +29,21 @@
  *    libdw build does.
  *  - Branch stacks (-b, --call-graph lbr), -g srcline/address keys with
  *    source lines, --branch-history, --hierarchy, -x.
- *  - Sort keys with sym on data where DSOs have both resolved and
- *    unresolved addresses: perf's comparator is not an order there, and
- *    perf may split one key over two rows, or order rows of equal period
- *    its own way, depending on the order samples come. pa replays perf's
- *    entry trees once per bucket (a thread's samples at one address), not
- *    once per sample, so it splits where perf's search misses for a
- *    bucket's first sample but not where it misses for a later one. The
- *    sample count of every key is the same. (Call graphs are exact there:
- *    pa rebuilds perf's own tree chain by chain when siblings mix.)
+ *  - Sort keys with sym: perf's comparator is not an order where
+ *    unresolved addresses lie 2^63 or more apart, or (without the DSO key
+ *    before sym) where resolved and unresolved addresses of several DSOs
+ *    meet; its entry tree then changes shape under a key, and a later
+ *    sample of the key may miss its entry and make a second row. Without
+ *    the DSO key before sym, pa keeps the samples' order and replays
+ *    perf's entry trees sample by sample (split rows and their order as
+ *    perf's; the stream's sample caches are off then). It does not where
+ *    the DSO key comes first (unresolved addresses without a DSO 2^63
+ *    apart: pa replays once per bucket, a thread's samples at one
+ *    address, so it splits where perf's search misses for a bucket's first
+ *    sample only) nor with call graphs and the comm key (perf's collapse
+ *    merges split entries again, call graphs included). The sample count
+ *    of every key is the same. (Call graphs are exact there: pa rebuilds
+ *    perf's own tree chain by chain when siblings mix.)
  *  - --sort srcline on DSOs without line tables whose lookups often fail
  *    (stripped binaries of other processes in system-wide recordings):
  *    perf gives up on a DSO's addr2line after enough failures, so its

@@ -273,6 +273,8 @@ static int finish_pending(struct pa_report *r, struct pending *p)
 		return -ENOMEM;
 	if (r->first_evsel < 0 && !rc->filtered)
 		r->first_evsel = rc->evsel;
+	if (r->ordered && pa_report_log_samples(r, bucket, rc->period, rc->count))
+		return -ENOMEM;
 	struct key_slot *ks = p->ks;
 	if (ks) {
 		ks->hash = p->h;
@@ -296,7 +298,7 @@ static int consume(struct pa_report *r, const struct rec *rc, uint64_t h, const 
 	struct pa_stream *st = r->stream;
 	const uint32_t *fr = (const uint32_t *)(rc + 1);
 	struct key_slot *ks = NULL;
-	if (rc->n <= KEY_MAX) {
+	if (rc->n <= KEY_MAX && !r->ordered) { /* (the cache sums out of order) */
 		ks = &st->keys[h & (KEY_SLOTS - 1)];
 		/* the pending record's key goes into this slot first */
 		if (p->ks == ks && finish_pending(r, p))
@@ -729,7 +731,7 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	struct sample_slot *ss = NULL;
 	struct sample_key key = {0};
 	uint64_t h = 0;
-	if (sample_cacheable(unwind, nr)) {
+	if (sample_cacheable(unwind, nr) && !r->ordered) { /* (it sums out of order) */
 		key = (struct sample_key){
 		    .thread = t,
 		    .comm = comm,
