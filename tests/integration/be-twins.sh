@@ -8,6 +8,12 @@
 # pa report on each BE file is compared with perf report on its LE twin.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
+# perf and pa default to the build-id cache in $HOME/.debug (perf record
+# writes to it; perf also reads ~/.perfconfig), which the tests running beside
+# this one share: a private HOME. No debuginfod server either.
+export HOME=$WORK/home
+mkdir -p "$HOME" || exit 1
+unset DEBUGINFOD_URLS
 
 bes=$(be_fixtures)
 [ -n "$bes" ] || { fail "no be-*.data fixtures in $TESTDATA"; finish; }

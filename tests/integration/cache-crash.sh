@@ -66,6 +66,10 @@ check() {
 }
 
 # ---- SIGKILL mid-write ------------------------------------------------------------
+# pa itself in the background (not the shell function pa, whose subshell would
+# take the SIGKILL and leave pa running on): $! is pa, or its emulator.
+# shellcheck disable=SC2086 # PA_EMU is a command prefix
+pa_bg() { $PA_EMU "$PA_BIN" "$@" >/dev/null 2>&1 & }
 kills=${PA_CRASH_KILLS:-16}
 midwrite=0
 for i in $(seq "$kills"); do
@@ -74,10 +78,10 @@ for i in $(seq "$kills"); do
 	d=$((RANDOM % 80))
 	if [ $((i % 2)) = 0 ]; then
 		what="unpack killed after ${d} ms"
-		pa archive --unpack two.tar --buildid-dir "$c" >/dev/null 2>&1 &
+		pa_bg archive --unpack two.tar --buildid-dir "$c"
 	else
 		what="add killed after ${d} ms"
-		pa buildid-cache --buildid-dir "$c" --add "$WORK/src/big1,$WORK/src/big2" >/dev/null 2>&1 &
+		pa_bg buildid-cache --buildid-dir "$c" --add "$WORK/src/big1,$WORK/src/big2"
 	fi
 	p=$!
 	sleep "$(printf '0.%03d' "$d")"

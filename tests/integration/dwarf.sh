@@ -24,6 +24,13 @@
 need_perf
 need_python
 
+# pa unwinds x86_64 and i386 recordings only (report/report.h, "Limits"),
+# and perf 6.1 unwinds a recording as this machine's: elsewhere, neither
+# the recordings made here nor the x86_64 fixture can compare.
+case $(uname -m) in
+x86_64 | i?86) ;;
+*) skip "DWARF unwinding is compared on x86 hosts only (this is $(uname -m))" ;;
+esac
 cd "$WORK" || exit 1
 REF=$HERE/stackcollapse.py
 command -v cc >/dev/null 2>&1 || skip "no C compiler"
@@ -160,7 +167,8 @@ check_report() {
 		return
 	fi
 	norm <got >got.n
-	same "$what report '$o'" exp got.n
+	# (siblings of equal percentage: perf's order is its heap addresses)
+	same_graphs "$what report '$o'" exp got.n
 }
 FIELDS=comm,pid,tid,time,event,ip,sym,dso
 # check_folded WHAT FILE "perf script and pa folded options"
@@ -208,7 +216,7 @@ if [ -f "$TESTDATA/be-dwarf.data" ] && [ -f "$TESTDATA/le-dwarf.inj.data" ]; the
 		perf report -i "$TESTDATA/le-dwarf.inj.data" --stdio --no-inline $o 2>/dev/null | norm >exp
 		# shellcheck disable=SC2086
 		pa report -i "$TESTDATA/be-dwarf.data" --stdio $o 2>got.err | norm >got
-		same "be-dwarf.data report '$o' (perf: le-dwarf.inj.data)" exp got
+		same_graphs "be-dwarf.data report '$o' (perf: le-dwarf.inj.data)" exp got
 	done
 fi
 

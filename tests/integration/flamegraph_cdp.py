@@ -107,7 +107,8 @@ class Browser:
         self.proc = subprocess.Popen([chromium, *FLAGS, f"--user-data-dir={self.profile}", url],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port_file = os.path.join(self.profile, "DevToolsActivePort")
-        for _ in range(300):
+        # (up to 60 s: a first start on a loaded machine can be slow)
+        for _ in range(600):
             if os.path.exists(port_file) and open(port_file).read().count("\n") >= 1:
                 break
             if self.proc.poll() is not None:
@@ -299,7 +300,11 @@ def test_html(b, shots):
               "(document.getElementById('search').getBoundingClientRect())")
     b.click(sb["x"], sb["y"])
     b.call("Input.insertText", text="vector|operator")
-    b.js("new Promise(r => setTimeout(r, 50))")
+    # the search runs from a timer after the input event: wait for its
+    # paint (up to 5 s), not for a fixed time
+    b.js("new Promise(r => { const t0 = Date.now(); (function w() {"
+         " if (document.querySelector('#chart .f.m') || Date.now() - t0 > 5000) r();"
+         " else setTimeout(w, 20); })(); })")
     hits = b.js("Array.from(document.querySelectorAll('#chart .f.m')).map(e => e.textContent)")
     check(sorted(hits or []) == sorted(["std::vector<int>::push_back",
                                         "operator<<(std::ostream&, char const*)"]),

@@ -9,6 +9,12 @@
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_perf
+# perf and pa default to the build-id cache in $HOME/.debug (perf record
+# writes to it; perf also reads ~/.perfconfig), which the tests running beside
+# this one share: a private HOME. No debuginfod server either.
+export HOME=$WORK/home
+mkdir -p "$HOME" || exit 1
+unset DEBUGINFOD_URLS
 
 cd "$WORK" || exit 1
 # The workload: testdata/src/burn.c if a C compiler is around, else a shell loop.

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """graphnorm.py - a perf report --stdio output with the siblings of equal
-percentage in each call graph put in one order (by their text).
+percentage (or count, or period) in each call graph put in one order (by
+their text).
 
 perf orders call-graph siblings of equal period by where malloc put their
 DSO objects (report/report.h, "Limits"), which pa cannot know. A test that
@@ -15,8 +16,10 @@ that moves may become the last).
 import re
 import sys
 
-# a sibling's first line: [prefix][| ]--PCT%--name
-HEADER = re.compile(r"[| ]--(\d+(?:\.\d+)?%)--")
+# a sibling's first line: [prefix][| ]--VALUE--name, VALUE a percentage or,
+# with -g ...,count or ...,period, a number (siblings of equal count have
+# the same heap-address order as those of equal percentage)
+HEADER = re.compile(r"[| ]--(\d+(?:\.\d+)?%?)--")
 
 
 def header_col(line):

@@ -41,6 +41,12 @@
 . "$(dirname "$0")/lib.sh"
 need_perf
 need_python
+# perf and pa default to the build-id cache in $HOME/.debug (perf record
+# writes to it; perf also reads ~/.perfconfig), which the tests running beside
+# this one share: a private HOME. No debuginfod server either.
+export HOME=$WORK/home
+mkdir -p "$HOME" || exit 1
+unset DEBUGINFOD_URLS
 
 cd "$WORK" || exit 1
 for t in as ld objcopy xz gzip; do

@@ -43,7 +43,8 @@ objcopy --strip-all --add-gnu-debuglink=cxx-dl.debug cxx-dl
 perf record -q -F 1999 -o dl.data ./cxx-dl 400 >/dev/null 2>&1
 
 for f in cxx.data dl.data; do
-	for o in "--sort comm,dso,sym" "--sort sym" "--dsos cxx --sort sym" "--sort dso,sym,srcline"; do
+	# (the program's DSO is cxx in one recording, cxx-dl in the other)
+	for o in "--sort comm,dso,sym" "--sort sym" "--dsos cxx,cxx-dl --sort sym" "--sort dso,sym,srcline"; do
 		# shellcheck disable=SC2086
 		perf report -i $f --stdio -q --no-children -g none $o >exp 2>/dev/null
 		# shellcheck disable=SC2086
@@ -52,13 +53,18 @@ for f in cxx.data dl.data; do
 	done
 	perf report -i $f --stdio 2>/dev/null | grep -v '^# (Tip' >exp
 	pa report -i $f --stdio >got 2>/dev/null
-	same "$f report (call graphs)" exp got
+	# (siblings of equal percentage: perf's order is its heap addresses)
+	same_graphs "$f report (call graphs)" exp got
 done
 CHECKS=$((CHECKS + 1))
 grep -q 'work::Box<unsigned long long>::spin' got || fail "no demangled C++ name in pa's report"
 
-# MiniDebugInfo: perf 6.1 does not read .gnu_debugdata, pa does (a known,
-# deliberate difference): pa must name the functions, perf shows addresses.
+# MiniDebugInfo: pa reads .gnu_debugdata; perf 6.1 does only when built
+# with lzma, else it shows addresses (a known, deliberate difference): pa
+# must name the functions; the rows per DSO are perf's; so are all rows
+# where perf names them too, else those of the other DSOs. (Not a count of
+# rows: perf's address rows are one per sampled address, as many as the
+# sampling happened to hit.)
 if command -v xz >/dev/null 2>&1 && command -v nm >/dev/null 2>&1; then
 	cp cxx cxx-mini
 	nm -D cxx-mini --format=posix --defined-only | awk '{print $1}' | sort >dynsyms
@@ -75,9 +81,17 @@ if command -v xz >/dev/null 2>&1 && command -v nm >/dev/null 2>&1; then
 		CHECKS=$((CHECKS + 1))
 		grep -q 'cxx-mini .*\[\.\] work::Box<unsigned long long>::spin' got ||
 			fail "pa did not read MiniDebugInfo: $(head -n 3 got)"
-		CHECKS=$((CHECKS + 1))
-		# the same rows and percentages, only the names differ
-		[ "$(wc -l <got)" = "$(wc -l <exp)" ] || fail "MiniDebugInfo: row count differs from perf"
+		pa report -i mini.data --stdio -q --no-children -g none --sort dso >got.dso 2>/dev/null
+		perf report -i mini.data --stdio -q --no-children -g none --sort dso >exp.dso 2>/dev/null
+		same "MiniDebugInfo: rows per DSO" exp.dso got.dso
+		if grep -q 'cxx-mini .*\[\.\] work::Box<unsigned long long>::spin' exp; then
+			same "MiniDebugInfo: rows (perf reads .gnu_debugdata too)" exp got
+		else
+			note "perf does not read .gnu_debugdata here: cxx-mini's rows compared per DSO only"
+			grep -v '^ *[0-9.]*%  cxx-mini ' exp >exp.other
+			grep -v '^ *[0-9.]*%  cxx-mini ' got >got.other
+			same "MiniDebugInfo: rows of the other DSOs" exp.other got.other
+		fi
 	fi
 fi
 finish

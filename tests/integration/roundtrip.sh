@@ -30,14 +30,15 @@ record_workload "$WORK/prog" "$WORK/perf-cache" "$WORK/rec.data" 400
 expect_reports "$WORK/rec.data" "$WORK/perf-cache" "$WORK/exp"
 CHECKS=$((CHECKS + 1))
 grep -q '\[k\] ' exp/view1 || fail "perf's report has no kernel rows: the kernel is not tested"
-kernel_id=$(perf buildid-list -i rec.data | awk '$2 == "[kernel.kallsyms]" {print $1}')
+kernel_id=$(perf buildid-list -i rec.data | awk '$2 == "[kernel.kallsyms]" {print $1; exit}')
 [ -n "$kernel_id" ] || fail "no kernel build-id in the recording"
 
 # ---- on the recording host ----------------------------------------------------------
 pa archive -i rec.data -o rec.tar.zst --buildid-dir "$WORK/pack-cache" >pack.out 2>pack.err
 st=$?
 CHECKS=$((CHECKS + 1))
-[ $st -eq 0 ] && [ ! -s pack.err ] || fail "pa archive: exit $st: $(cat pack.err)"
+pack_complaints pack.err >pack.err.other
+[ $st -eq 0 ] && [ ! -s pack.err.other ] || fail "pa archive: exit $st: $(cat pack.err)"
 perf --buildid-dir "$WORK/perf-cache" archive rec.data >/dev/null 2>perf-archive.err
 CHECKS=$((CHECKS + 1))
 [ -s rec.data.tar.bz2 ] || fail "perf archive made no tarball: $(cat perf-archive.err)"
@@ -61,9 +62,12 @@ pa report -i rec.foreign.data "${REPORT_FLAGS[@]}" --sort comm,dso,sym --buildid
 CHECKS=$((CHECKS + 1))
 grep -Eq '^ +[0-9.]+% +spin +\[kernel\.kallsyms\] +\[k\] 0x[0-9a-f]+$' foreign.out ||
 	fail "foreign kernel: no address rows: $(grep '\[k\]' foreign.out | head -n 3)"
+# (the whole name, not a regex: "finish_task_switch.isra.0" is a name, and
+# a name may be the end of another)
 for name in $(awk '$4 == "[k]" {print $5}' exp/view1 | sort -u); do
 	CHECKS=$((CHECKS + 1))
-	grep -q "\[k\] $name\$" foreign.out && fail "foreign kernel: pa named $name from the local kallsyms"
+	awk -v n="$name" '$(NF - 1) == "[k]" && $NF == n {f = 1} END {exit !f}' foreign.out &&
+		fail "foreign kernel: pa named $name from the local kallsyms"
 done
 CHECKS=$((CHECKS + 1))
 grep -q "kernel.kallsyms.*foreign kernel" foreign.err || fail "foreign kernel: -v gave no reason: $(cat foreign.err)"

@@ -34,6 +34,7 @@ options the same way): --exclude-idle (drop pid 0), --user-only,
 kernel and user stacks), --trim REGEX, --max-stack N.
 """
 import argparse
+import platform
 import re
 import sys
 
@@ -53,13 +54,24 @@ def is_kernel_mod(mod):
 
 # pa's own options (-U, -K, -d) split stacks as bcc's profile tool does,
 # into the kernel stack and the user stack: here by the address perf script
-# prints (the upper half of an x86_64 or arm64 address space is the
-# kernel's), independently of pa's cpumode-based rule; [vdso] frames are
-# user frames there.
-KERNEL_BASE = 0xffff800000000000
+# prints, independently of pa's cpumode-based rule; [vdso] frames are user
+# frames there. The recordings compared are made on this machine: on a
+# 64-bit one the upper half of the address space is the kernel's (x86_64,
+# arm64, ppc64, riscv64: the same split as 0xffff800000000000 on x86_64,
+# where nothing lies in between), on a 32-bit one the top quarter (the
+# default 3G/1G split); s390x gives the kernel an address space of its
+# own, so there the kernel's DSOs ("[kernel.kallsyms]", "[module]") tell.
+MACHINE = platform.machine()
+if MACHINE in ("i386", "i486", "i586", "i686") or MACHINE.startswith("arm"):
+    KERNEL_BASE = 0xc0000000
+else:
+    KERNEL_BASE = 1 << 63
+USER_BRACKETED = ("[vdso]", "[vdso32]", "[vdso64]", "[vsyscall]", "[unknown]", "[heap]", "[stack]")
 
 
-def is_kernel_frame(addr):
+def is_kernel_frame(addr, mod):
+    if MACHINE.startswith("s390"):
+        return mod.startswith("[") and mod not in USER_BRACKETED
     return int(addr, 16) >= KERNEL_BASE
 
 
@@ -94,7 +106,7 @@ def frames_of(addr, rawfunc, mod, pname, opts):
             else:
                 func = "[unknown]"
         func = tidy(func, pname)
-        kernel = is_kernel_frame(addr)
+        kernel = is_kernel_frame(addr, mod)
         if i > 0:
             if "_[i]" not in func:
                 func += "_[i]"
