@@ -9,13 +9,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static void print_dso_note(void *ctx, const struct pa_dso *dso, const char *why)
+static void print_dso_note(void *ctx, const struct pa_dso *dso, bool has_symbols,
+			   const char *why)
 {
 	(void)ctx;
 	char hex[41];
 	pa_hex(hex, dso->build_id, dso->build_id_size);
-	fprintf(stderr, "pa: no symbols for '%s'%s%s: %s\n", dso->long_name,
-		dso->build_id_size ? " build-id " : "", hex, why);
+	fprintf(stderr, "pa: %ssymbols for '%s'%s%s: %s\n", has_symbols ? "" : "no ",
+		dso->long_name, dso->build_id_size ? " build-id " : "", hex, why);
 }
 
 /* Does any event of a file-mode recording sample call chains? */

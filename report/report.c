@@ -887,7 +887,11 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 
 void pa_report_foreach_dso_note(struct pa_report *r, pa_report_dso_note_fn fn, void *ctx)
 {
-	for (unsigned i = 0; i < r->nr_dsyms; i++)
-		if (r->dsyms[i].why)
-			fn(ctx, pa_session_dso(r->session, i), r->dsyms[i].why);
+	for (unsigned i = 0; i < r->nr_dsyms; i++) {
+		const struct dso_syms *ds = &r->dsyms[i];
+		if (ds->why)
+			fn(ctx, pa_session_dso(r->session, i), false, ds->why);
+		else if (ds->from)
+			fn(ctx, pa_session_dso(r->session, i), true, ds->from);
+	}
 }

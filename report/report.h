@@ -212,8 +212,12 @@ typedef int (*pa_report_stack_fn)(void *ctx, const struct pa_stack *st);
  * the report was not made with opts.callchain). */
 int pa_report_foreach_stack(struct pa_report *r, pa_report_stack_fn fn, void *ctx);
 
-/* Why a DSO with samples has no symbols: one call per such DSO. */
-typedef void (*pa_report_dso_note_fn)(void *ctx, const struct pa_dso *dso, const char *why);
+/* What -v says of the DSOs with samples: why one has no symbols
+ * (has_symbols false), or where its symbols came from when that is worth
+ * saying (the running vdso, read in memory: a report writes no cache).
+ * One call per such DSO. */
+typedef void (*pa_report_dso_note_fn)(void *ctx, const struct pa_dso *dso, bool has_symbols,
+				      const char *why);
 void pa_report_foreach_dso_note(struct pa_report *r, pa_report_dso_note_fn fn, void *ctx);
 
 #endif

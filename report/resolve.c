@@ -232,9 +232,10 @@ void pa_report_load_kernel(struct pa_report *r, const struct pa_dso *d, struct d
 }
 
 /* Our own vdso, for a recording made here that did not keep the vdso's
- * build-id (perf record -z, pipe mode): perf does the same. The image is
- * added to the cache under its build-id. */
-static bool running_vdso_id(struct pa_report *r, struct pa_buildid *id)
+ * build-id (perf record -z, pipe mode): perf does the same. Its image
+ * (*img, *size) and build-id; the cache is not written (a report is
+ * read-only): symbols are read from the image when the cache has none. */
+static bool running_vdso(const unsigned char **img_out, size_t *size_out, struct pa_buildid *id)
 {
 	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
 	if (!img || memcmp(img, "\177ELF", 4))
@@ -261,9 +262,8 @@ static bool running_vdso_id(struct pa_report *r, struct pa_buildid *id)
 	struct pa_err err = {0};
 	if (pa_buildid_read_elf_mem(img, size, id, &err))
 		return false;
-	/* an entry perf made (the whole mapping) is just as good */
-	pa_bcache_add_mem(pa_finder_cache(r->finder), img, size, "[vdso]", id, PA_BCACHE_VDSO,
-			  &err);
+	*img_out = img;
+	*size_out = size;
 	return true;
 }
 
@@ -292,10 +292,13 @@ static void load_elf(struct pa_report *r, const struct pa_dso *d, struct dso_sym
 	const char *origin = NULL;
 	struct pa_buildid id = {.size = d->build_id_size};
 	memcpy(id.data, d->build_id, d->build_id_size);
-	if (!id.size && d->kind == PA_DSO_VDSO && recorded_here(r) && !running_vdso_id(r, &id))
+	const unsigned char *vdso = NULL;
+	size_t vdso_size = 0;
+	if (!id.size && d->kind == PA_DSO_VDSO && recorded_here(r) &&
+	    !running_vdso(&vdso, &vdso_size, &id))
 		id.size = 0;
 	enum pa_find_result fr = pa_finder_find_elf(r->finder, d->long_name, &id, &path, &origin);
-	if (fr != PA_FIND_OK) {
+	if (fr != PA_FIND_OK && !vdso) {
 		dso_fail(ds, find_result_why(fr));
 		return;
 	}
@@ -304,8 +307,14 @@ static void load_elf(struct pa_report *r, const struct pa_dso *d, struct dso_sym
 				 .demangle = !r->opts.no_demangle,
 				 .find_debuginfo = find_debuginfo,
 				 .find_ctx = r};
-	ds->tab = pa_symtab_load_elf(path, &so, &err);
-	ds->elf_path = path; /* for source lines; freed with the report */
+	if (fr == PA_FIND_OK) {
+		ds->tab = pa_symtab_load_elf(path, &so, &err);
+		ds->elf_path = path; /* for source lines; freed with the report */
+	} else {
+		/* an entry perf made (the whole mapping) was just as good */
+		ds->tab = pa_symtab_load_elf_mem(d->long_name, vdso, vdso_size, &so, &err);
+		ds->from = "read from the running vdso (not in the build-id cache)";
+	}
 	if (!ds->tab) {
 		dso_fail(ds, "no symbol table");
 		return;

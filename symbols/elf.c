@@ -764,34 +764,62 @@ static struct pa_symtab *load_end(struct load_ctx *c, int r)
 	return c->t;
 }
 
+/* The loader of an opened image (main_img); closes it. */
+static struct pa_symtab *load_elf_img(struct load_ctx *c, const char *path,
+                                      struct elf_img *main_img, struct pa_err *err)
+{
+	struct elf_img dbg = {.fd = -1}, mini = {.fd = -1};
+	c->t->elf_type = main_img->ehdr.e_type;
+	c->t->build_id_len = img_build_id(main_img, c->t->build_id, sizeof(c->t->build_id));
+	int r = read_segments(c->t, main_img);
+	if (!r)
+		r = load_symbols(c, path, main_img, &dbg, &mini);
+	/* perf synthesizes PLT entries when the load found symbols */
+	if (!r && c->b.live > 0)
+		r = synthesize_plt(c, main_img);
+	if (!r)
+		r = pa_symtab_freeze(c->t, &c->b, false);
+	if (r == -ENOMEM)
+		pa_err_set(err, r, "out of memory");
+	img_close(&mini);
+	img_close(&dbg);
+	img_close(main_img);
+	return load_end(c, r);
+}
+
 struct pa_symtab *pa_symtab_load_elf(const char *path, const struct pa_sym_opts *opts,
                                      struct pa_err *err)
 {
 	struct load_ctx c = {.err = err};
-	struct elf_img main_img = {.fd = -1}, dbg = {.fd = -1}, mini = {.fd = -1};
+	struct elf_img main_img = {.fd = -1};
+	int r;
+
+	if ((r = load_begin(&c, opts)) || (r = img_open(&main_img, path, err)))
+		return load_end(&c, r);
+	return load_elf_img(&c, path, &main_img, err);
+}
+
+struct pa_symtab *pa_symtab_load_elf_mem(const char *name, const void *data, size_t len,
+                                         const struct pa_sym_opts *opts, struct pa_err *err)
+{
+	struct load_ctx c = {.err = err};
+	struct elf_img main_img = {.fd = -1};
 	int r;
 
 	if ((r = load_begin(&c, opts)))
-		goto out;
-	if ((r = img_open(&main_img, path, err)))
-		goto out;
-	c.t->elf_type = main_img.ehdr.e_type;
-	c.t->build_id_len = img_build_id(&main_img, c.t->build_id, sizeof(c.t->build_id));
-	r = read_segments(c.t, &main_img);
-	if (!r)
-		r = load_symbols(&c, path, &main_img, &dbg, &mini);
-	/* perf synthesizes PLT entries when the load found symbols */
-	if (!r && c.b.live > 0)
-		r = synthesize_plt(&c, &main_img);
-	if (!r)
-		r = pa_symtab_freeze(c.t, &c.b, false);
-	if (r == -ENOMEM)
-		pa_err_set(err, r, "out of memory");
-out:
-	img_close(&mini);
-	img_close(&dbg);
-	img_close(&main_img);
-	return load_end(&c, r);
+		return load_end(&c, r);
+	/* a copy: the image lives as long as the loader needs it, whatever
+	 * the caller's memory is (a mapping such as the running vdso) */
+	main_img.mem = malloc(len ? len : 1);
+	if (!main_img.mem)
+		return load_end(&c, pa_err_set(err, -ENOMEM, "out of memory"));
+	memcpy(main_img.mem, data, len);
+	main_img.elf = elf_memory(main_img.mem, len);
+	if ((r = img_init(&main_img, name, err))) {
+		img_close(&main_img);
+		return load_end(&c, r);
+	}
+	return load_elf_img(&c, name, &main_img, err);
 }
 
 /* ---- vmlinux (perf report --vmlinux) ---------------------------------------- */

@@ -113,6 +113,11 @@ struct pa_sym_opts {
  * .gnu_debugdata (MiniDebugInfo, merged with .dynsym), its .dynsym. */
 struct pa_symtab *pa_symtab_load_elf(const char *path, const struct pa_sym_opts *opts,
                                      struct pa_err *err);
+/* The same for an ELF image in memory (a copy is taken); name stands for
+ * its path in messages and in the debug-file search (the find_debuginfo
+ * callback gets it as the main path). */
+struct pa_symtab *pa_symtab_load_elf_mem(const char *name, const void *data, size_t len,
+                                         const struct pa_sym_opts *opts, struct pa_err *err);
 /* /proc/kallsyms format: "ADDR TYPE NAME[\t[MODULE]]" per line. */
 struct pa_symtab *pa_symtab_load_kallsyms(const char *path, const struct pa_sym_opts *opts,
                                           struct pa_err *err);

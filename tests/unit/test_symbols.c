@@ -1037,6 +1037,41 @@ static void test_errors(void **state)
 	pa_symtab_free(t);
 }
 
+/* An image in memory loads as the same file on disk: every symbol, in
+ * order, with its address and size (the PLT entries synthesized too); a
+ * buffer that is no ELF image is refused. */
+static void test_load_mem(void **state)
+{
+	(void)state;
+	const char *files[] = {"libfix.so", "librename.so"};
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		FILE *fp = fopen(path_of(files[f]), "rb");
+		assert_non_null(fp);
+		static char img[1 << 20];
+		size_t len = fread(img, 1, sizeof(img), fp);
+		fclose(fp);
+		assert_true(len > 0 && len < sizeof(img));
+		struct pa_sym_opts o = opts_plain();
+		struct pa_err err = {0};
+		struct pa_symtab *disk = load(files[f], &o);
+		struct pa_symtab *mem = pa_symtab_load_elf_mem("[mem]", img, len, &o, &err);
+		assert_non_null(mem);
+		assert_true(pa_symtab_count(disk) > 0);
+		assert_int_equal(pa_symtab_count(mem), pa_symtab_count(disk));
+		for (size_t i = 0; i < pa_symtab_count(disk); i++) {
+			const struct pa_sym *a = pa_symtab_at(disk, i), *b = pa_symtab_at(mem, i);
+			assert_string_equal(b->name, a->name);
+			assert_true(b->start == a->start && b->end == a->end);
+		}
+		pa_symtab_free(mem);
+		pa_symtab_free(disk);
+	}
+	struct pa_err err = {0};
+	static const char junk[64] = "not an ELF image";
+	assert_null(pa_symtab_load_elf_mem("[junk]", junk, sizeof(junk), NULL, &err));
+	assert_int_equal(err.code, -PA_ERR_FORMAT);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -1060,6 +1095,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_kallsyms),
 	    cmocka_unit_test(test_perf_map),
 	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_load_mem),
 	};
 	return cmocka_run_group_tests_name("symbols", tests, NULL, NULL);
 }
