@@ -349,6 +349,11 @@ struct pa_sample {
 	struct {
 		const uint8_t *data;
 		uint64_t size, dyn_size;
+		/* every 8-byte unit of data is reversed: a big-endian file,
+		 * whose writer swapped the copy of a little-endian stack as
+		 * u64s (perf inject on a big-endian machine); byte i of the
+		 * stack is data[(i & ~7) | (7 - (i & 7))] then */
+		bool units_reversed;
 	} user_stack;
 	struct {
 		const uint64_t *values; /* read_format layout, host order */

@@ -168,6 +168,7 @@ static void sample_reset(struct pa_sample *s)
 	s->user_regs.mask = s->intr_regs.mask = 0;
 	s->user_stack.data = NULL;
 	s->user_stack.size = s->user_stack.dyn_size = 0;
+	s->user_stack.units_reversed = false;
 	s->read.values = NULL;
 	s->read.nr_values = 0;
 	s->aux.data = NULL;
@@ -282,6 +283,9 @@ static int parse_sample(struct pa_file *f, const struct pa_evsel *ev, struct pa_
 		} else if (s->user_stack.size) {
 			s->user_stack.data = cur_take(c, (size_t)s->user_stack.size);
 			s->user_stack.dyn_size = cur_u64(c);
+			/* the file is big-endian: swapped here, or this host's */
+			s->user_stack.units_reversed =
+			    c->swap == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
 		}
 	}
 	if (t & (PA_SAMPLE_WEIGHT | PA_SAMPLE_WEIGHT_STRUCT))

@@ -139,7 +139,6 @@ struct uspace {
 struct pa_unwind {
 	struct pa_session *session;
 	struct pa_finder *finder;
-	bool swapped;         /* the stack copy's 8-byte units are reversed (a big-endian file) */
 	struct ufile **files; /* by DSO idx, NULL: untried */
 	size_t nfiles;
 	struct uspace spaces[NSPACES];
@@ -187,13 +186,11 @@ static bool reg_value(const struct pa_sample *sm, unsigned id, uint64_t *val)
 	return true;
 }
 
-/* Byte i of the user's stack. A big-endian file of an x86 recording
- * (perf inject on a big-endian machine, which swapped the samples it read
- * as arrays of u64) has every 8-byte unit of the stack copy reversed; perf
- * reading it swaps them back. */
+/* Byte i of the user's stack (formats says whether the copy's 8-byte
+ * units are reversed; perf reading such a file swaps them back). */
 static uint8_t stack_byte(const struct pa_unwind *u, uint64_t i)
 {
-	if (u->swapped)
+	if (u->sm->user_stack.units_reversed)
 		i = (i & ~7ull) | (7 - (i & 7));
 	return i < u->sm->user_stack.size ? u->sm->user_stack.data[i] : 0;
 }
@@ -624,8 +621,6 @@ struct pa_unwind *pa_unwind_new(struct pa_report *r, const char **why)
 	if (!u)
 		return NULL;
 	u->session = r->session;
-	bool host_le = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
-	u->swapped = pa_file_needs_swap(file) == host_le; /* the file is big-endian */
 	struct pa_err err = {0};
 	struct pa_finder_opts fo = {
 	    .sz = sizeof(fo), .symfs = r->opts.symfs, .buildid_dir = r->opts.buildid_dir};
