@@ -281,6 +281,53 @@ int pa_report_log_samples(struct pa_report *r, uint32_t bucket, uint64_t period,
 int pa_cg_build(struct pa_report *r);
 void pa_cg_free(struct pa_report *r);
 
+/* What the sort keys of a row (a perf hist entry) read: its key fields,
+ * compared and printed by the key table (keys.c). */
+struct hkey {
+	const char *comm;        /* at sample time */
+	const char *thread_comm; /* the thread's last comm, which perf's pid column shows */
+	int32_t pid, tid;
+	const struct pa_dso *dso;
+	const struct pa_sym *sym;
+	const char *srcline;
+	bool src_late; /* perf computed it only to print: cut to the column */
+	uint64_t addr;
+	char level;
+	uint32_t cpu;
+	const char *parent; /* parent symbol name, NULL: [other] */
+};
+
+/* keys.c: the one table of sort keys and columns, by enum key. A sort key
+ * has every function; a value column (overhead, samples, period,
+ * children) only its name, header, width and alignment. */
+struct pa_key_def {
+	const char *name, *alias; /* for --sort and --fields */
+	const char *header;
+	int width;    /* a value column's width (0: the header's) */
+	bool right;   /* right-aligned */
+	bool is_sort; /* a sort key */
+	/* pa's order of rows: what makes samples one row */
+	int (*collapse)(const struct hkey *a, const struct hkey *b);
+	/* perf's se_cmp(left, right) (its entry trees), as a sign */
+	int (*cmp)(const struct hkey *l, const struct hkey *r);
+	/* perf's se_sort (its output tree), as a sign */
+	int (*sort)(const struct hkey *a, const struct hkey *b);
+	size_t (*natural_width)(const struct hkey *k);
+	/* the cell in width; last: it ends the line */
+	int (*format)(char *buf, size_t size, const struct hkey *k, int width, bool last);
+};
+extern const struct pa_key_def pa_keys[];
+/* The key named by name[0, n) (or an alias), or -1. */
+int pa_key_find(const char *name, size_t n);
+/* The least width of a column: a value column's, or its header's. */
+int pa_key_header_width(int k);
+int pa_key_cmp_str(const char *a, const char *b);
+int pa_key_cmp_null(const void *a, const void *b);
+/* s left-justified in width, cut to max characters when max >= 0: what
+ * snprintf's "%-*.*s" gives, without its per-call setup. */
+int pa_put_left(char *buf, size_t size, const char *s, int width, int max);
+#define PA_UNRESOLVED_WIDTH 16 /* the recording host's BITS_PER_LONG / 4 */
+
 /* A perf hist entry as print.c needs it. */
 struct cg_entry {
 	const char *comm;
@@ -299,8 +346,10 @@ struct cg_entry {
 	uint32_t max_depth;             /* longest of them */
 };
 
-/* print.c: perf's hist_entry__cmp(existing, new) on the sort keys, as a
- * sign (the entry trees' direction: < 0 the new one goes left). */
+/* keys.c: an entry's key fields; perf's hist_entry__cmp(existing, new)
+ * on the sort keys, as a sign (the entry trees' direction: < 0 the new
+ * one goes left). */
+void pa_key_of_entry(const struct cg_entry *e, struct hkey *k);
 int pa_report_entry_cmp(const struct pa_report *r, const struct cg_entry *existing,
 			const struct cg_entry *e);
 

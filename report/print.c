@@ -8,16 +8,7 @@
 #include <string.h>
 
 struct row {
-	const char *comm;        /* at sample time */
-	const char *thread_comm; /* the thread's last comm, which perf's pid column shows */
-	int32_t pid, tid;
-	const struct pa_dso *dso;
-	const struct pa_sym *sym;
-	const char *srcline;
-	bool src_late; /* perf computed it only to print: cut to the column */
-	uint64_t addr;
-	char level;
-	uint32_t cpu;
+	struct hkey k;
 	unsigned member;        /* which event of the group, while collecting */
 	uint64_t period, count; /* the leader's (or the only event's) */
 	uint64_t *vals;         /* per member: period, then count (2 * nr_members) */
@@ -25,7 +16,6 @@ struct row {
 	bool hidden;            /* filtered: in perf's trees, not printed */
 	bool merged;            /* found equal to an earlier entry, added to it */
 	/* call-graph mode */
-	const char *parent;  /* parent symbol name, NULL: [other] */
 	uint64_t acc_period; /* children */
 	const struct cg_entry *e;
 	const struct pa_thread *thread;
@@ -39,63 +29,10 @@ struct rows_ctx {
 	unsigned nr_members;
 };
 
-static int cmp_str(const char *a, const char *b)
-{
-	if (a == b) /* interned comms, one DSO's name */
-		return 0;
-	int c = strcmp(a, b);
-	return (c > 0) - (c < 0);
-}
-
-static const char *dso_name(const struct pa_dso *d)
-{
-	return d ? d->short_name : "[unknown]";
-}
-
-/* perf's cmp_null: an entry without the thing sorts first when
- * collapsing (and so last in the output order). */
-static int cmp_null(const void *a, const void *b)
-{
-	return !a && !b ? 0 : !a ? -1 : 1;
-}
-
 /* perf's collapse comparators: what makes two samples one row. */
 static int collapse_key(int k, const struct row *a, const struct row *b)
 {
-	switch (k) {
-	case K_COMM:
-		return cmp_str(a->comm, b->comm);
-	case K_PID:
-	case K_TID:
-		return PA_CMP(a->tid, b->tid);
-	case K_DSO:
-		if (a->dso == b->dso)
-			return 0;
-		if (!a->dso || !b->dso) /* perf: entries without a DSO last */
-			return a->dso ? -1 : 1;
-		return cmp_str(dso_name(a->dso), dso_name(b->dso));
-	case K_SYM:
-		if (!a->sym && !b->sym) /* perf: the address only */
-			return PA_CMP(a->addr, b->addr);
-		if (!a->sym || !b->sym)
-			return a->sym ? 1 : -1;
-		if (a->dso != b->dso) {
-			int c = cmp_str(dso_name(a->dso), dso_name(b->dso));
-			if (c)
-				return c;
-		}
-		return PA_CMP(a->sym->start, b->sym->start);
-	case K_CPU:
-		return PA_CMP(a->cpu, b->cpu);
-	case K_PARENT:
-		if (!a->parent || !b->parent)
-			return cmp_null(a->parent, b->parent);
-		return cmp_str(a->parent, b->parent);
-	case K_SRCLINE:
-		return cmp_str(a->srcline ? a->srcline : "", b->srcline ? b->srcline : "");
-	default:
-		return 0;
-	}
+	return pa_keys[k].collapse ? pa_keys[k].collapse(&a->k, &b->k) : 0;
 }
 
 /* Rows by the collapse keys of ctx (all of them, or the first nr_keys). */
@@ -114,7 +51,7 @@ static bool sym_passes(const struct pa_report *r, const struct row *w)
 	if (!r->nr_sym_filter)
 		return true;
 	for (size_t i = 0; i < r->nr_sym_filter; i++)
-		if (w->sym && !strcmp(w->sym->name, r->sym_filter[i]))
+		if (w->k.sym && !strcmp(w->k.sym->name, r->sym_filter[i]))
 			return true;
 	return false;
 }
@@ -136,65 +73,7 @@ static int sgn64(int64_t v)
 /* perf's se_cmp(left, right) of one sort key, as a sign. */
 static int perf_key_cmp(int k, const struct row *l, const struct row *r)
 {
-	switch (k) {
-	case K_COMM:
-		return cmp_str(r->comm, l->comm);
-	case K_PID:
-	case K_TID:
-		return PA_CMP(r->tid, l->tid);
-	case K_DSO:
-		if (!l->dso || !r->dso)
-			return cmp_null(l->dso, r->dso);
-		return cmp_str(r->dso->short_name, l->dso->short_name);
-	case K_SYM:
-		if (!l->sym && !r->sym)
-			return sgn64((int64_t)(r->addr - l->addr));
-		if (l->dso != r->dso) {
-			int c = !l->dso || !r->dso
-			            ? cmp_null(l->dso, r->dso)
-			            : cmp_str(r->dso->short_name, l->dso->short_name);
-			if (c)
-				return c;
-		}
-		if (!l->sym || !r->sym)
-			return cmp_null(l->sym, r->sym);
-		if (l->sym == r->sym)
-			return 0;
-		if (l->sym->start != r->sym->start)
-			return sgn64((int64_t)(r->sym->start - l->sym->start));
-		return sgn64((int64_t)(r->sym->end - l->sym->end));
-	case K_CPU:
-		return PA_CMP(r->cpu, l->cpu);
-	case K_PARENT:
-		if (!l->parent || !r->parent)
-			return cmp_null(l->parent, r->parent);
-		return cmp_str(r->parent, l->parent);
-	case K_SRCLINE:
-		return cmp_str(r->srcline ? r->srcline : "", l->srcline ? l->srcline : "");
-	default:
-		return 0;
-	}
-}
-
-int pa_report_entry_cmp(const struct pa_report *r, const struct cg_entry *existing,
-                        const struct cg_entry *e)
-{
-	const struct cg_entry *in[2] = {existing, e};
-	struct row w[2];
-	for (int i = 0; i < 2; i++)
-		w[i] = (struct row){.comm = in[i]->comm,
-		                    .tid = pa_thread_tid(in[i]->thread),
-		                    .dso = in[i]->dso,
-		                    .sym = in[i]->sym,
-		                    .addr = in[i]->addr,
-		                    .cpu = in[i]->cpu,
-		                    .parent = in[i]->parent};
-	for (unsigned i = 0; i < r->nr_keys; i++) {
-		int c = perf_key_cmp(r->keys[i], &w[0], &w[1]);
-		if (c)
-			return c;
-	}
-	return 0;
+	return pa_keys[k].cmp ? pa_keys[k].cmp(&l->k, &r->k) : 0;
 }
 
 struct cg_sort {
@@ -290,14 +169,7 @@ static int perf_sort(const struct cg_sort *cs, const struct row *a, const struct
 		int k = r->keys[i], c;
 		if (cs->elided[i])
 			continue;
-		if (k == K_SYM) {
-			if (!a->sym || !b->sym)
-				c = cmp_null(a->sym, b->sym);
-			else
-				c = cmp_str(b->sym->name, a->sym->name);
-		} else {
-			c = perf_key_cmp(k, a, b);
-		}
+		c = pa_keys[k].sort ? pa_keys[k].sort(&a->k, &b->k) : 0;
 		if (c)
 			return c;
 	}
@@ -327,9 +199,9 @@ static bool collapse_is_order(const struct pa_report *r, const struct row *rows,
 			return false;
 		uint64_t lo = UINT64_MAX, hi = 0;
 		for (size_t i = 0; i < n; i++)
-			if (!rows[i].sym) {
-				lo = rows[i].addr < lo ? rows[i].addr : lo;
-				hi = rows[i].addr > hi ? rows[i].addr : hi;
+			if (!rows[i].k.sym) {
+				lo = rows[i].k.addr < lo ? rows[i].k.addr : lo;
+				hi = rows[i].k.addr > hi ? rows[i].k.addr : hi;
 			}
 		return lo > hi || hi - lo < (UINT64_C(1) << 63);
 	}
@@ -622,16 +494,16 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 		if (b->evsel < first || b->evsel >= first + nr_members)
 			continue;
 		const struct loc *l = &r->locs[b->loc];
-		struct row w = {.comm = b->comm,
-		                .thread_comm = pa_thread_comm(b->thread),
-		                .pid = pa_thread_pid(b->thread),
-		                .tid = pa_thread_tid(b->thread),
-		                .dso = l->dso,
-		                .sym = l->sym,
-		                .srcline = l->srcline,
-		                .addr = l->addr,
-		                .level = l->level,
-		                .cpu = b->cpu,
+		struct row w = {.k.comm = b->comm,
+		                .k.thread_comm = pa_thread_comm(b->thread),
+		                .k.pid = pa_thread_pid(b->thread),
+		                .k.tid = pa_thread_tid(b->thread),
+		                .k.dso = l->dso,
+		                .k.sym = l->sym,
+		                .k.srcline = l->srcline,
+		                .k.addr = l->addr,
+		                .k.level = l->level,
+		                .k.cpu = b->cpu,
 		                .member = b->evsel - first,
 		                .period = b->period,
 		                .count = b->count,
@@ -707,17 +579,17 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 			continue;
 		if (e->evsel != first && nr_members == 1)
 			continue;
-		rows[n] = (struct row){.comm = e->comm,
-		                       .thread_comm = pa_thread_comm(e->thread),
-		                       .pid = pa_thread_pid(e->thread),
-		                       .tid = pa_thread_tid(e->thread),
-		                       .dso = e->dso,
-		                       .sym = e->sym,
-		                       .addr = e->addr,
-		                       .level = e->level,
-		                       .cpu = e->cpu,
+		rows[n] = (struct row){.k.comm = e->comm,
+		                       .k.thread_comm = pa_thread_comm(e->thread),
+		                       .k.pid = pa_thread_pid(e->thread),
+		                       .k.tid = pa_thread_tid(e->thread),
+		                       .k.dso = e->dso,
+		                       .k.sym = e->sym,
+		                       .k.addr = e->addr,
+		                       .k.level = e->level,
+		                       .k.cpu = e->cpu,
 		                       .member = e->evsel - first,
-		                       .parent = e->parent,
+		                       .k.parent = e->parent,
 		                       .e = e,
 		                       .thread = e->thread,
 		                       .max_depth = e->max_depth,
@@ -853,26 +725,9 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 
 /* ---- formatting --------------------------------------------------------- */
 
-#define UNRESOLVED_WIDTH 16 /* the recording host's BITS_PER_LONG / 4 */
-
 /* Cells without printf's per-call setup: a large profile prints tens of
  * thousands of rows. Each returns what snprintf would, and falls back to
  * it when the text does not fit. */
-
-/* s left-justified in width, cut to max characters when max >= 0. */
-static int put_left(char *buf, size_t size, const char *s, int width, int max)
-{
-	size_t len = strlen(s);
-	if (max >= 0 && len > (size_t)max)
-		len = (size_t)max;
-	size_t w = width > 0 && (size_t)width > len ? (size_t)width : len;
-	if (w + 1 > size)
-		return snprintf(buf, size, "%-*.*s", width, (int)len, s);
-	memcpy(buf, s, len);
-	memset(buf + len, ' ', w - len);
-	buf[w] = 0;
-	return (int)w;
-}
 
 /* perf's " %*.2f%%" of x in a cell of width (one space even when the number
  * is wider than width - 2). printf rounds the exact binary value;
@@ -911,24 +766,6 @@ static int put_pct(char *buf, size_t size, int width, double x)
 	return snprintf(buf, size, " %*.2f%%", width - 2, x);
 }
 
-/* "[l] %-#*.16" PRIx64: an unresolved address, left-justified in pad. */
-static int put_addr(char *buf, size_t size, char level, uint64_t addr, int pad)
-{
-	char t[24];
-	int n = 0;
-	if (addr) {
-		t[n++] = '0';
-		t[n++] = 'x';
-	}
-	for (int i = 15; i >= 0; i--)
-		t[n++] = "0123456789abcdef"[(addr >> (4 * i)) & 15];
-	t[n] = 0;
-	if (size < 5) /* the line is full: say so the way snprintf would */
-		return size ? (buf[0] = 0, (int)size) : 0;
-	memcpy(buf, (char[4]){'[', level, ']', ' '}, 4);
-	return 4 + put_left(buf + 4, size - 4, t, pad, -1);
-}
-
 static int format_cell(char *buf, size_t size, int k, const struct row *w, int width, double total,
                        bool last)
 {
@@ -940,90 +777,36 @@ static int format_cell(char *buf, size_t size, int k, const struct row *w, int w
 		return snprintf(buf, size, "%*" PRIu64, width, w->count);
 	case K_PERIOD:
 		return snprintf(buf, size, "%*" PRIu64, width, w->period);
-	case K_COMM: /* cut to the width, which came from the threads' last comms */
-		return put_left(buf, size, w->comm, width, width);
-	case K_PID:
-	case K_TID:
-		return snprintf(buf, size, "%7d:%-*.*s", k == K_PID ? w->tid : w->tid,
-		                width > 8 ? width - 8 : 0, width > 8 ? width - 8 : 0,
-		                w->thread_comm);
-	case K_DSO:
-		return put_left(buf, size, dso_name(w->dso), width, -1);
-	case K_SYM: {
-		/* perf pads the symbol unless it ends the line */
-		int pad = last ? 0 : (width > 4 ? width - 4 : 0);
-		if (w->sym) {
-			if (size < 5)
-				return size ? (buf[0] = 0, (int)size) : 0;
-			memcpy(buf, (char[4]){'[', w->level, ']', ' '}, 4);
-			return 4 + put_left(buf + 4, size - 4, w->sym->name, pad, -1);
-		}
-		return put_addr(buf, size, w->level, w->addr, pad);
-	}
-	case K_CPU:
-		return snprintf(buf, size, "%*.*d", width, 3, (int)w->cpu);
-	case K_PARENT:
-		return snprintf(buf, size, "%-*.*s", width, width,
-		                w->parent ? w->parent : "[other]");
-	case K_SRCLINE:
-		if (w->src_late)
-			return snprintf(buf, size, "%-*.*s", last ? 0 : width, width,
-			                w->srcline ? w->srcline : "");
-		return snprintf(buf, size, "%-*s", last ? 0 : width, w->srcline ? w->srcline : "");
+	default:
+		return pa_keys[k].format ? pa_keys[k].format(buf, size, &w->k, width, last) : 0;
 	}
 	return 0;
 }
 
 static size_t natural_width(int k, const struct row *w)
 {
-	switch (k) {
-	case K_COMM:
-		/* perf sizes the column by each thread's last comm, not by the
-		 * comm at sample time (an exec renames a thread afterwards) */
-		return strlen(w->thread_comm);
-	case K_PID:
-	case K_TID: /* the comm part is at least as wide as "Command" */
-		return (strlen(w->thread_comm) > 7 ? strlen(w->thread_comm) : 7) + 8;
-	case K_DSO:
-		return w->dso ? strlen(w->dso->short_name) : 0;
-	case K_SYM:
-		return w->sym ? strlen(w->sym->name) + 4 : UNRESOLVED_WIDTH + 6;
-	case K_CPU: /* perf: always 3, whatever the value */
-		return 3;
-	case K_PARENT:
-		return w->parent ? strlen(w->parent) : 0;
-	case K_SRCLINE:
-		return w->srcline && !w->src_late ? strlen(w->srcline) : 0;
-	default:
-		return 0;
-	}
+	return pa_keys[k].natural_width ? pa_keys[k].natural_width(&w->k) : 0;
 }
 
 /* With --children (self), perf calls the overhead column "Self". */
 static const char *col_header(int k, bool self)
 {
-	static const char *const h[] = {"Overhead",      "Samples",         "Period",
-	                                "Command",       "    Pid:Command", "    Tid:Command",
-	                                "Shared Object", "Symbol",          "CPU",
-	                                "Parent symbol", "Children",        "Source:Line"};
-	return k == K_OVERHEAD && self ? "Self" : h[k];
+	return k == K_OVERHEAD && self ? "Self" : pa_keys[k].header;
 }
 
 static int base_width(int k)
 {
-	if (k == K_OVERHEAD || k == K_CHILDREN)
-		return 8;
-	return k == K_SAMPLE || k == K_PERIOD ? 12 : (int)strlen(col_header(k, false));
+	return pa_key_header_width(k);
 }
 
 static bool right_aligned(int k)
 {
-	return k == K_OVERHEAD || k == K_SAMPLE || k == K_PERIOD || k == K_CHILDREN;
+	return pa_keys[k].right;
 }
 
 static bool key_is_sort(int k)
 {
-	return k >= K_COMM && k != K_CHILDREN;
+	return pa_keys[k].is_sort;
 }
 
 static char **filter_for(const struct pa_report *r, int k, size_t *n)
@@ -1192,7 +975,7 @@ static int mark_late_srclines(struct pa_report *r, struct row *rows, size_t nr, 
 			for (unsigned m = 0; m < nr_members; m++)
 				samples += v[k]->vals ? v[k]->vals[2 * m + 1] : v[k]->count;
 		for (size_t k = i; k < j; k++)
-			v[k]->src_late = samples < 2;
+			v[k]->k.src_late = samples < 2;
 		i = j;
 	}
 	free(v);
@@ -1237,13 +1020,13 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 			if (w > width[c])
 				width[c] = w;
 			/* perf: any entry without a symbol, sym a key or not */
-			any_unresolved |= !rows[i].sym;
+			any_unresolved |= !rows[i].k.sym;
 		}
 	}
 	for (unsigned c = 0; c < r->nr_cols; c++)
 		if (r->cols[c] == K_DSO && any_unresolved && !r->nr_dso_filter &&
-		    width[c] < UNRESOLVED_WIDTH)
-			width[c] = UNRESOLVED_WIDTH;
+		    width[c] < PA_UNRESOLVED_WIDTH)
+			width[c] = PA_UNRESOLVED_WIDTH;
 	if (!r->opts.quiet) {
 		print_section_header(r, out, g, nf);
 		print_column_header(r, out, width, elide);

@@ -8,38 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One table of keys: name, header, and whether it is a sort key. */
-static const struct key_desc {
-	const char *name;
-	const char *header;
-	bool is_sort_key;
-} key_descs[] = {
-	[K_OVERHEAD] = {"overhead", "Overhead", false},
-	[K_SAMPLE] = {"sample", "Samples", false},
-	[K_PERIOD] = {"period", "Period", false},
-	[K_COMM] = {"comm", "Command", true},
-	[K_PID] = {"pid", "Pid:Command", true},
-	[K_TID] = {"tid", "Tid:Command", true},
-	[K_DSO] = {"dso", "Shared Object", true},
-	[K_SYM] = {"sym", "Symbol", true},
-	[K_CPU] = {"cpu", "CPU", true},
-	[K_PARENT] = {"parent", "Parent symbol", true},
-	[K_CHILDREN] = {"overhead_children", "Children", false},
-	[K_SRCLINE] = {"srcline", "Source:Line", true},
-};
-
-static int find_key(const char *name, size_t n)
-{
-	for (unsigned i = 0; i < PA_ARRAY_SIZE(key_descs); i++)
-		if (strlen(key_descs[i].name) == n && !strncmp(key_descs[i].name, name, n))
-			return (int)i;
-	if (n == 6 && !strncmp(name, "symbol", 6))
-		return K_SYM;
-	if (n == 8 && !strncmp(name, "children", 8))
-		return K_CHILDREN;
-	return -1;
-}
-
 /* Split a comma list into arena strings. */
 static int split_list(struct pa_arena *a, const char *s, char ***out, size_t *nr)
 {
@@ -66,14 +34,14 @@ static int parse_keys(struct pa_report *r, const char *list, bool fields, struct
 {
 	while (*list) {
 		size_t n = strcspn(list, ",");
-		int k = find_key(list, n);
-		if (k < 0 || (!fields && !key_descs[k].is_sort_key))
+		int k = pa_key_find(list, n);
+		if (k < 0 || (!fields && !pa_keys[k].is_sort))
 			return pa_err_set(err, PA_ERR_USAGE, "unknown --%s key '%.*s'",
 					  fields ? "fields" : "sort", (int)n, list);
 		if (r->nr_cols >= PA_ARRAY_SIZE(r->cols))
 			return pa_err_set(err, PA_ERR_USAGE, "too many keys");
 		r->cols[r->nr_cols++] = k;
-		if (key_descs[k].is_sort_key)
+		if (pa_keys[k].is_sort)
 			r->keys[r->nr_keys++] = k;
 		list += n + (list[n] == ',');
 	}
@@ -365,230 +333,6 @@ void pa_report_free(struct pa_report *r)
 	free(r);
 }
 
-/* ---- interning ---------------------------------------------------------- */
-
-static uint64_t loc_hash(const struct pa_dso *d, uint64_t addr, uint64_t ip, char level)
-{
-	return pa_hash64(addr ^ ((uint64_t)(d ? d->idx + 1 : 0) << 40) ^
-			 ((uint64_t)(uint8_t)level << 56) ^ pa_hash64(ip));
-}
-
-void pa_report_mem_grew(struct pa_report *r, size_t old_bytes, size_t new_bytes)
-{
-	atomic_fetch_add_explicit(&r->mem, (uint64_t)new_bytes - (uint64_t)old_bytes,
-				  memory_order_relaxed);
-}
-
-int pa_report_mem_check(struct pa_report *r, uint64_t more)
-{
-	uint64_t cap = pa_session_memory_cap(r->session);
-	if (cap == UINT64_MAX)
-		return 0;
-	uint64_t used = pa_session_memory(r->session) +
-			atomic_load_explicit(&r->mem, memory_order_relaxed);
-	if (used > cap || more > cap - used) {
-		r->limit_hit = true;
-		return -PA_ERR_LIMIT;
-	}
-	return 0;
-}
-
-int pa_report_limit_error(struct pa_report *r, struct pa_err *err)
-{
-	char b[32];
-	return pa_err_set_at(err, -PA_ERR_LIMIT, pa_session_input_pos(r->session),
-			     "samples, stacks and call graphs need more than the memory limit of "
-			     "%s (--max-memory)",
-			     pa_fmt_size(b, pa_session_memory_cap(r->session)));
-}
-
-int pa_report_table_grow(uint32_t **table, size_t *cap, size_t count,
-			 uint64_t (*hash)(void *, uint32_t), void *ctx)
-{
-	if ((count + 1) * 2 < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 1024;
-	uint32_t *t = calloc(ncap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < *cap; i++) {
-		if (!(*table)[i])
-			continue;
-		size_t j = hash(ctx, (*table)[i] - 1) & (ncap - 1);
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (*table)[i];
-	}
-	free(*table);
-	*table = t;
-	*cap = ncap;
-	return 0;
-}
-
-uint64_t pa_report_table_hash_loc(void *ctx, uint32_t i)
-{
-	const struct loc *l = &((struct pa_report *)ctx)->locs[i];
-	return loc_hash(l->dso, l->addr, l->ip, l->level);
-}
-
-int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
-			 char level, bool kernel, uint32_t *out)
-{
-	size_t old_cap = r->loc_table_cap;
-	if (pa_report_table_grow(&r->loc_table, &r->loc_table_cap, r->nr_locs,
-				 pa_report_table_hash_loc, r))
-		return -ENOMEM;
-	if (old_cap != r->loc_table_cap)
-		pa_report_mem_grew(r, old_cap * 4, r->loc_table_cap * 4);
-	size_t j = loc_hash(d, addr, ip, level) & (r->loc_table_cap - 1);
-	for (; r->loc_table[j]; j = (j + 1) & (r->loc_table_cap - 1)) {
-		const struct loc *l = &r->locs[r->loc_table[j] - 1];
-		if (l->dso == d && l->addr == addr && l->ip == ip && l->level == level) {
-			*out = r->loc_table[j] - 1;
-			return 0;
-		}
-	}
-	if (r->nr_locs == r->cap_locs) {
-		size_t cap = r->cap_locs ? r->cap_locs * 2 : 1024;
-		void *p = realloc(r->locs, cap * sizeof(*r->locs));
-		if (!p)
-			return -ENOMEM;
-		pa_report_mem_grew(r, r->cap_locs * sizeof(*r->locs), cap * sizeof(*r->locs));
-		r->locs = p;
-		r->cap_locs = cap;
-	}
-	r->locs[r->nr_locs] =
-		(struct loc){.dso = d, .addr = addr, .ip = ip, .level = level, .kernel = kernel};
-	r->loc_table[j] = (uint32_t)++r->nr_locs;
-	*out = (uint32_t)(r->nr_locs - 1);
-	return 0;
-}
-
-uint64_t pa_report_bucket_hash(unsigned evsel, const void *thread, const char *comm, uint32_t cpu,
-			      uint32_t loc, uint32_t stack)
-{
-	uint64_t h = pa_hash64((uint64_t)(uintptr_t)thread ^ ((uint64_t)evsel << 48));
-	h = pa_hash64(h ^ (uint64_t)(uintptr_t)comm ^ ((uint64_t)stack << 20));
-	return pa_hash64(h ^ ((uint64_t)cpu << 32 | loc));
-}
-
-static int bucket_table_grow(struct pa_report *r)
-{
-	size_t ncap = r->bucket_table_cap ? 2 * r->bucket_table_cap : 4096;
-	struct bucket_slot *t = calloc(ncap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->nr_buckets; i++) {
-		const struct bucket *b = &r->buckets[i];
-		uint64_t h = pa_report_bucket_hash(b->evsel, b->thread, b->comm, b->cpu, b->loc,
-						   b->stack);
-		size_t j = h & (ncap - 1);
-		while (t[j].id)
-			j = (j + 1) & (ncap - 1);
-		t[j] = (struct bucket_slot){(uint32_t)(h >> 32), (uint32_t)i + 1};
-	}
-	free(r->bucket_table);
-	pa_report_mem_grew(r, r->bucket_table_cap * sizeof(*t), ncap * sizeof(*t));
-	r->bucket_table = t;
-	r->bucket_table_cap = ncap;
-	return 0;
-}
-
-void pa_report_prefetch_bucket(const struct pa_report *r, uint64_t h)
-{
-	if (r->bucket_table_cap)
-		__builtin_prefetch(&r->bucket_table[h & (r->bucket_table_cap - 1)]);
-}
-
-int pa_report_add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *t,
-			    const char *comm, uint32_t cpu, uint32_t loc, uint32_t stack,
-			    bool filtered, uint64_t period, uint64_t count, uint32_t *out)
-{
-	return pa_report_add_to_bucket_hashed(r, pa_report_bucket_hash(evsel, t, comm, cpu, loc, stack),
-					      evsel, t, comm, cpu, loc, stack, filtered, period,
-					      count, out);
-}
-
-int pa_report_log_samples(struct pa_report *r, uint32_t bucket, uint64_t period, uint64_t count)
-{
-	if (r->nr_slog == r->cap_slog) {
-		size_t cap = r->cap_slog ? 2 * r->cap_slog : 4096;
-		struct slog *p = realloc(r->slog, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		pa_report_mem_grew(r, r->cap_slog * sizeof(*p), cap * sizeof(*p));
-		r->slog = p;
-		r->cap_slog = cap;
-	}
-	r->slog[r->nr_slog++] = (struct slog){bucket, (uint32_t)count, period};
-	return 0;
-}
-
-/* Returns the bucket index through *out. */
-int pa_report_add_to_bucket_hashed(struct pa_report *r, uint64_t h, unsigned evsel,
-				   struct pa_thread *t, const char *comm, uint32_t cpu, uint32_t loc,
-				   uint32_t stack, bool filtered, uint64_t period, uint64_t count,
-				   uint32_t *out)
-{
-	if ((r->nr_buckets + 1) * 3 >= r->bucket_table_cap * 2 && bucket_table_grow(r))
-		return -ENOMEM;
-	uint32_t tag = (uint32_t)(h >> 32);
-	size_t mask = r->bucket_table_cap - 1;
-	size_t j = h & mask;
-	for (; r->bucket_table[j].id; j = (j + 1) & mask) {
-		if (r->bucket_table[j].tag != tag)
-			continue;
-		struct bucket *b = &r->buckets[r->bucket_table[j].id - 1];
-		if (b->evsel == evsel && b->thread == t && b->comm == comm && b->cpu == cpu &&
-		    b->loc == loc && b->stack == stack) {
-			b->period += period;
-			b->count += count;
-			*out = r->bucket_table[j].id - 1;
-			return 0;
-		}
-	}
-	if (r->nr_buckets == r->cap_buckets) {
-		size_t cap = r->cap_buckets ? r->cap_buckets * 2 : 1024;
-		void *p = realloc(r->buckets, cap * sizeof(*r->buckets));
-		if (!p)
-			return -ENOMEM;
-		pa_report_mem_grew(r, r->cap_buckets * sizeof(*r->buckets), cap * sizeof(*r->buckets));
-		r->buckets = p;
-		r->cap_buckets = cap;
-	}
-	r->buckets[r->nr_buckets] = (struct bucket){.evsel = (uint16_t)evsel,
-						    .thread = t,
-						    .comm = comm,
-						    .cpu = cpu,
-						    .loc = loc,
-						    .stack = stack,
-						    .filtered = filtered,
-						    .period = period,
-						    .count = count};
-	r->bucket_table[j] = (struct bucket_slot){tag, (uint32_t)++r->nr_buckets};
-	*out = (uint32_t)(r->nr_buckets - 1);
-	return 0;
-}
-
-/* ---- streaming ------------------------------------------------------------ */
-
-static bool in_list(const long *v, size_t n, long x)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
-}
-
-static bool name_in(char **list, size_t n, const char *a, const char *b)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((a && !strcmp(list[i], a)) || (b && !strcmp(list[i], b)))
-			return true;
-	return false;
-}
-
-/* Pipe files define events as they go: totals grow with them. */
 static int grow_totals(struct pa_report *r, unsigned n)
 {
 	uint64_t *p = realloc(r->total_period, n * sizeof(*p));
@@ -611,34 +355,6 @@ static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *e
 	uint64_t h = pa_hash64(ev->sample.ip ^ ((uint64_t)(uintptr_t)t << 7) ^ cpu ^
 			       ((uint64_t)evsel_mode << 40));
 	return &r->fast[h & (FAST_SLOTS - 1)];
-}
-
-const struct pa_addr_loc *pa_report_resolved(struct pa_session *s, const struct pa_event *ev,
-					     const struct pa_addr_loc *al, struct pa_addr_loc *buf)
-{
-	if (!al->unresolved)
-		return al;
-	pa_session_resolve_ip(s, al->thread, ev, buf);
-	return buf;
-}
-
-bool pa_report_sample_filtered(struct pa_report *r, struct pa_thread *t, const char *comm,
-			       const struct pa_addr_loc *al)
-{
-	/* perf report (not perf kvm) hides guest samples but counts them */
-	if (al->cpumode == PA_MISC_GUEST_KERNEL || al->cpumode == PA_MISC_GUEST_USER)
-		return true;
-	if (r->nr_pid_filter && !in_list(r->pid_filter, r->nr_pid_filter, pa_thread_pid(t)))
-		return true;
-	if (r->nr_tid_filter && !in_list(r->tid_filter, r->nr_tid_filter, pa_thread_tid(t)))
-		return true;
-	if (r->nr_comm_filter && !name_in(r->comm_filter, r->nr_comm_filter, comm, NULL))
-		return true;
-	if (r->nr_dso_filter &&
-	    (!al->map ||
-	     !name_in(r->dso_filter, r->nr_dso_filter, al->dso->short_name, al->dso->long_name)))
-		return true;
-	return false;
 }
 
 static bool event_selected(struct pa_report *r, const struct pa_event *ev, unsigned e)

@@ -1,0 +1,355 @@
+/* keys.c - the sort keys and columns of perf report: one table of what each
+ * is called, how it compares (pa's collapse order, perf's se_cmp and
+ * se_sort) and how its cells are sized and printed. */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+int pa_key_cmp_str(const char *a, const char *b)
+{
+	if (a == b) /* interned comms, one DSO's name */
+		return 0;
+	int c = strcmp(a, b);
+	return (c > 0) - (c < 0);
+}
+
+/* perf's cmp_null: an entry without the thing sorts first when
+ * collapsing (and so last in the output order). */
+int pa_key_cmp_null(const void *a, const void *b)
+{
+	return !a && !b ? 0 : !a ? -1 : 1;
+}
+
+static int sgn64(int64_t v)
+{
+	return (v > 0) - (v < 0);
+}
+
+static const char *dso_name(const struct pa_dso *d)
+{
+	return d ? d->short_name : "[unknown]";
+}
+
+/* ---- cells -----------------------------------------------------------------
+ * Without printf's per-call setup: a large profile prints tens of
+ * thousands of rows. Each returns what snprintf would, and falls back to
+ * it when the text does not fit. */
+
+int pa_put_left(char *buf, size_t size, const char *s, int width, int max)
+{
+	size_t len = strlen(s);
+	if (max >= 0 && len > (size_t)max)
+		len = (size_t)max;
+	size_t w = width > 0 && (size_t)width > len ? (size_t)width : len;
+	if (w + 1 > size)
+		return snprintf(buf, size, "%-*.*s", width, (int)len, s);
+	memcpy(buf, s, len);
+	memset(buf + len, ' ', w - len);
+	buf[w] = 0;
+	return (int)w;
+}
+
+/* "[l] %-#*.16" PRIx64: an unresolved address, left-justified in pad. */
+static int put_addr(char *buf, size_t size, char level, uint64_t addr, int pad)
+{
+	char t[24];
+	int n = 0;
+	if (addr) {
+		t[n++] = '0';
+		t[n++] = 'x';
+	}
+	for (int i = 15; i >= 0; i--)
+		t[n++] = "0123456789abcdef"[(addr >> (4 * i)) & 15];
+	t[n] = 0;
+	if (size < 5) /* the line is full: say so the way snprintf would */
+		return size ? (buf[0] = 0, (int)size) : 0;
+	memcpy(buf, (char[4]){'[', level, ']', ' '}, 4);
+	return 4 + pa_put_left(buf + 4, size - 4, t, pad, -1);
+}
+
+/* ---- comm ---- */
+
+static int comm_collapse(const struct hkey *a, const struct hkey *b)
+{
+	return pa_key_cmp_str(a->comm, b->comm);
+}
+
+static int comm_cmp(const struct hkey *l, const struct hkey *r)
+{
+	return pa_key_cmp_str(r->comm, l->comm);
+}
+
+/* perf sizes the column by each thread's last comm, not by the comm at
+ * sample time (an exec renames a thread afterwards) */
+static size_t comm_width(const struct hkey *k)
+{
+	return strlen(k->thread_comm);
+}
+
+static int comm_format(char *buf, size_t size, const struct hkey *k, int width, bool last)
+{
+	(void)last; /* cut to the width, which came from the threads' last comms */
+	return pa_put_left(buf, size, k->comm, width, width);
+}
+
+/* ---- pid, tid ---- */
+
+static int tid_collapse(const struct hkey *a, const struct hkey *b)
+{
+	return PA_CMP(a->tid, b->tid);
+}
+
+static int tid_cmp(const struct hkey *l, const struct hkey *r)
+{
+	return PA_CMP(r->tid, l->tid);
+}
+
+/* the comm part is at least as wide as "Command" */
+static size_t tid_width(const struct hkey *k)
+{
+	return (strlen(k->thread_comm) > 7 ? strlen(k->thread_comm) : 7) + 8;
+}
+
+static int tid_format(char *buf, size_t size, const struct hkey *k, int width, bool last)
+{
+	(void)last;
+	return snprintf(buf, size, "%7d:%-*.*s", k->tid, width > 8 ? width - 8 : 0,
+	                width > 8 ? width - 8 : 0, k->thread_comm);
+}
+
+/* ---- dso ---- */
+
+static int dso_collapse(const struct hkey *a, const struct hkey *b)
+{
+	if (a->dso == b->dso)
+		return 0;
+	if (!a->dso || !b->dso) /* perf: entries without a DSO last */
+		return a->dso ? -1 : 1;
+	return pa_key_cmp_str(dso_name(a->dso), dso_name(b->dso));
+}
+
+static int dso_cmp(const struct hkey *l, const struct hkey *r)
+{
+	if (!l->dso || !r->dso)
+		return pa_key_cmp_null(l->dso, r->dso);
+	return pa_key_cmp_str(r->dso->short_name, l->dso->short_name);
+}
+
+static size_t dso_width(const struct hkey *k)
+{
+	return k->dso ? strlen(k->dso->short_name) : 0;
+}
+
+static int dso_format(char *buf, size_t size, const struct hkey *k, int width, bool last)
+{
+	(void)last;
+	return pa_put_left(buf, size, dso_name(k->dso), width, -1);
+}
+
+/* ---- sym ---- */
+
+static int sym_collapse(const struct hkey *a, const struct hkey *b)
+{
+	if (!a->sym && !b->sym) /* perf: the address only */
+		return PA_CMP(a->addr, b->addr);
+	if (!a->sym || !b->sym)
+		return a->sym ? 1 : -1;
+	if (a->dso != b->dso) {
+		int c = pa_key_cmp_str(dso_name(a->dso), dso_name(b->dso));
+		if (c)
+			return c;
+	}
+	return PA_CMP(a->sym->start, b->sym->start);
+}
+
+/* perf's sort__sym_cmp: unresolved addresses by their wrapping difference,
+ * only among themselves; else the DSO first */
+static int sym_cmp(const struct hkey *l, const struct hkey *r)
+{
+	if (!l->sym && !r->sym)
+		return sgn64((int64_t)(r->addr - l->addr));
+	if (l->dso != r->dso) {
+		int c = dso_cmp(l, r);
+		if (c)
+			return c;
+	}
+	if (!l->sym || !r->sym)
+		return pa_key_cmp_null(l->sym, r->sym);
+	if (l->sym == r->sym)
+		return 0;
+	if (l->sym->start != r->sym->start)
+		return sgn64((int64_t)(r->sym->start - l->sym->start));
+	return sgn64((int64_t)(r->sym->end - l->sym->end));
+}
+
+/* perf's sort__sym_sort: by name */
+static int sym_sort(const struct hkey *a, const struct hkey *b)
+{
+	if (!a->sym || !b->sym)
+		return pa_key_cmp_null(a->sym, b->sym);
+	return pa_key_cmp_str(b->sym->name, a->sym->name);
+}
+
+static size_t sym_width(const struct hkey *k)
+{
+	return k->sym ? strlen(k->sym->name) + 4 : PA_UNRESOLVED_WIDTH + 6;
+}
+
+static int sym_format(char *buf, size_t size, const struct hkey *k, int width, bool last)
+{
+	/* perf pads the symbol unless it ends the line */
+	int pad = last ? 0 : (width > 4 ? width - 4 : 0);
+	if (k->sym) {
+		if (size < 5)
+			return size ? (buf[0] = 0, (int)size) : 0;
+		memcpy(buf, (char[4]){'[', k->level, ']', ' '}, 4);
+		return 4 + pa_put_left(buf + 4, size - 4, k->sym->name, pad, -1);
+	}
+	return put_addr(buf, size, k->level, k->addr, pad);
+}
+
+/* ---- cpu ---- */
+
+static int cpu_collapse(const struct hkey *a, const struct hkey *b)
+{
+	return PA_CMP(a->cpu, b->cpu);
+}
+
+static int cpu_cmp(const struct hkey *l, const struct hkey *r)
+{
+	return PA_CMP(r->cpu, l->cpu);
+}
+
+static size_t cpu_width(const struct hkey *k)
+{
+	(void)k; /* perf: always 3, whatever the value */
+	return 3;
+}
+
+static int cpu_format(char *buf, size_t size, const struct hkey *k, int width, bool last)
+{
+	(void)last;
+	return snprintf(buf, size, "%*.*d", width, 3, (int)k->cpu);
+}
+
+/* ---- parent ---- */
+
+static int parent_collapse(const struct hkey *a, const struct hkey *b)
+{
+	if (!a->parent || !b->parent)
+		return pa_key_cmp_null(a->parent, b->parent);
+	return pa_key_cmp_str(a->parent, b->parent);
+}
+
+static int parent_cmp(const struct hkey *l, const struct hkey *r)
+{
+	if (!l->parent || !r->parent)
+		return pa_key_cmp_null(l->parent, r->parent);
+	return pa_key_cmp_str(r->parent, l->parent);
+}
+
+static size_t parent_width(const struct hkey *k)
+{
+	return k->parent ? strlen(k->parent) : 0;
+}
+
+static int parent_format(char *buf, size_t size, const struct hkey *k, int width, bool last)
+{
+	(void)last;
+	return snprintf(buf, size, "%-*.*s", width, width, k->parent ? k->parent : "[other]");
+}
+
+/* ---- srcline ---- */
+
+static int srcline_collapse(const struct hkey *a, const struct hkey *b)
+{
+	return pa_key_cmp_str(a->srcline ? a->srcline : "", b->srcline ? b->srcline : "");
+}
+
+static int srcline_cmp(const struct hkey *l, const struct hkey *r)
+{
+	return pa_key_cmp_str(r->srcline ? r->srcline : "", l->srcline ? l->srcline : "");
+}
+
+static size_t srcline_width(const struct hkey *k)
+{
+	return k->srcline && !k->src_late ? strlen(k->srcline) : 0;
+}
+
+static int srcline_format(char *buf, size_t size, const struct hkey *k, int width, bool last)
+{
+	if (k->src_late)
+		return snprintf(buf, size, "%-*.*s", last ? 0 : width, width,
+		                k->srcline ? k->srcline : "");
+	return snprintf(buf, size, "%-*s", last ? 0 : width, k->srcline ? k->srcline : "");
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+#define SORT_KEY(n, h, f, sort_fn)                                                                 \
+	{                                                                                          \
+		.name = n, .header = h, .is_sort = true, .collapse = f##_collapse,                 \
+		.cmp = f##_cmp, .sort = sort_fn, .natural_width = f##_width, .format = f##_format  \
+	}
+
+const struct pa_key_def pa_keys[] = {
+    [K_OVERHEAD] = {.name = "overhead", .header = "Overhead", .width = 8, .right = true},
+    [K_SAMPLE] = {.name = "sample", .header = "Samples", .width = 12, .right = true},
+    [K_PERIOD] = {.name = "period", .header = "Period", .width = 12, .right = true},
+    [K_COMM] = SORT_KEY("comm", "Command", comm, comm_cmp),
+    [K_PID] = SORT_KEY("pid", "    Pid:Command", tid, tid_cmp),
+    [K_TID] = SORT_KEY("tid", "    Tid:Command", tid, tid_cmp),
+    [K_DSO] = SORT_KEY("dso", "Shared Object", dso, dso_cmp),
+    [K_SYM] = SORT_KEY("sym", "Symbol", sym, sym_sort),
+    [K_CPU] = SORT_KEY("cpu", "CPU", cpu, cpu_cmp),
+    [K_PARENT] = SORT_KEY("parent", "Parent symbol", parent, parent_cmp),
+    [K_CHILDREN] = {.name = "overhead_children", .alias = "children", .header = "Children",
+                    .width = 8, .right = true},
+    [K_SRCLINE] = SORT_KEY("srcline", "Source:Line", srcline, srcline_cmp),
+};
+_Static_assert(sizeof(pa_keys) / sizeof(pa_keys[0]) == K_SRCLINE + 1, "a key without an entry");
+
+int pa_key_find(const char *name, size_t n)
+{
+	for (unsigned i = 0; i < PA_ARRAY_SIZE(pa_keys); i++) {
+		const char *al = pa_keys[i].alias;
+		if ((strlen(pa_keys[i].name) == n && !strncmp(pa_keys[i].name, name, n)) ||
+		    (al && strlen(al) == n && !strncmp(al, name, n)))
+			return (int)i;
+	}
+	if (n == 6 && !strncmp(name, "symbol", 6))
+		return K_SYM;
+	return -1;
+}
+
+int pa_key_header_width(int k)
+{
+	return pa_keys[k].width ? pa_keys[k].width : (int)strlen(pa_keys[k].header);
+}
+
+void pa_key_of_entry(const struct cg_entry *e, struct hkey *k)
+{
+	*k = (struct hkey){.comm = e->comm,
+	                   .tid = pa_thread_tid(e->thread),
+	                   .dso = e->dso,
+	                   .sym = e->sym,
+	                   .addr = e->addr,
+	                   .cpu = e->cpu,
+	                   .parent = e->parent};
+}
+
+int pa_report_entry_cmp(const struct pa_report *r, const struct cg_entry *existing,
+                        const struct cg_entry *e)
+{
+	struct hkey l, n;
+	pa_key_of_entry(existing, &l);
+	pa_key_of_entry(e, &n);
+	for (unsigned i = 0; i < r->nr_keys; i++) {
+		int c = pa_keys[r->keys[i]].cmp(&l, &n);
+		if (c)
+			return c;
+	}
+	return 0;
+}
