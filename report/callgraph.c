@@ -690,12 +690,8 @@ int pa_cg_build(struct pa_report *r)
 	for (size_t i = 0; i < r->nr_buckets; i++)
 		if (add_bucket(r, c, (uint32_t)i))
 			return -ENOMEM;
-	/* the cursors hold what printing needs of the stacks: the trie goes
-	 * before the rows are made (the peak of memory) */
-	pa_report_mem_grew(r, r->cap_snodes * sizeof(*r->snodes), 0);
-	free(r->snodes);
-	r->snodes = NULL;
-	r->cap_snodes = 0;
+	/* (the stack trie stays: printing does not change the model, and
+	 * pa_report_foreach_stack works after it) */
 	free(c->parent_hit);
 	free(c->ignore_hit);
 	pa_report_mem_grew(r, (c->memo ? memo_bytes : 0) + self_bytes, 0);

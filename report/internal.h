@@ -238,8 +238,7 @@ int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t 
 /* Fetch the table slot pa_stack_child() of (parent, loc) will look at. */
 void pa_stack_prefetch_child(const struct pa_report *r, uint32_t parent, uint32_t loc);
 /* The raw chain of a stack node, leaf first (perf's callee order). Returns
- * the number of frames written to r->frames (grown as needed), or -ENOMEM;
- * -EINVAL after pa_cg_build(), which frees the trie. */
+ * the number of frames written to r->frames (grown as needed), or -ENOMEM. */
 int pa_stack_frames(struct pa_report *r, uint32_t node);
 uint64_t pa_report_table_hash_loc(void *ctx, uint32_t i);
 int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, uint64_t ip,

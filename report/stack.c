@@ -121,8 +121,6 @@ int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint3
 
 int pa_stack_frames(struct pa_report *r, uint32_t node)
 {
-	if (node && !r->snodes) /* freed by pa_cg_build */
-		return -EINVAL;
 	size_t n = 0;
 	for (uint32_t i = node; i; i = r->snodes[i].parent)
 		n++;
