@@ -48,17 +48,6 @@ struct packer {
 	char whybuf[320]; /* a "why" that needs formatting (valid during the callback) */
 };
 
-static void *grow(void *p, size_t *cap, size_t n, size_t elem)
-{
-	if (n < *cap)
-		return p;
-	size_t nc = *cap ? 2 * *cap : 16;
-	void *np = realloc(p, nc * elem);
-	if (np)
-		*cap = nc;
-	return np;
-}
-
 enum pa_archive_compression pa_archive_compression_for(const char *path)
 {
 	static const struct {
@@ -211,7 +200,7 @@ static int ensure_main(struct packer *p, const struct pa_archive_dso *d, const c
 	if (cached(p, id, PA_BCACHE_ELF))
 		return 0;
 	if (name[0] == '/') {
-		char *sp = p->symfs ? pa_archive__asprintf("%s%s", p->symfs, name) : NULL;
+		char *sp = p->symfs ? pa_asprintf("%s%s", p->symfs, name) : NULL;
 		r = add_if_match(p, sp, name, id, PA_BCACHE_ELF, &mismatch, err);
 		free(sp);
 		if (r == 0)
@@ -311,7 +300,7 @@ static int collect(struct packer *p, const struct pa_archive_dso *d,
 	const char *rel = entry + cl + 1;
 	for (int k = PA_BCACHE_ELF; k < PA_BCACHE_NR_KINDS; k++) {
 		const char *kn = pa_bcache_kind_name((enum pa_bcache_kind)k);
-		char *path = pa_archive__asprintf("%s/%s", entry, kn);
+		char *path = pa_asprintf("%s/%s", entry, kn);
 		struct stat st;
 		if (!path) {
 			free(entry);
@@ -327,16 +316,14 @@ static int collect(struct packer *p, const struct pa_archive_dso *d,
 			res->why = "a cached file does not have its build-id (damaged cache?)";
 			continue;
 		}
-		struct pfile *nf = grow(p->files, &p->capfiles, p->nfiles, sizeof(*nf));
-		if (!nf) {
+		if (PA_GROW(p->files, p->capfiles, p->nfiles + 1, 16)) {
 			free(path);
 			free(entry);
 			return pa_err_set(err, -ENOMEM, "out of memory");
 		}
-		p->files = nf;
 		struct pfile *pf = &p->files[p->nfiles];
 		pf->path = path;
-		pf->member = pa_archive__asprintf("%s/%s", rel, kn);
+		pf->member = pa_asprintf("%s/%s", rel, kn);
 		pf->kind = (enum pa_bcache_kind)k;
 		pf->size = (uint64_t)st.st_size;
 		pf->orig = d->name;
@@ -351,14 +338,13 @@ static int collect(struct packer *p, const struct pa_archive_dso *d,
 		res->bytes += pf->size;
 	}
 	if (res->kinds) {
-		struct plink *nl = grow(p->links, &p->caplinks, p->nlinks, sizeof(*nl));
-		if (!nl) {
+		if (PA_GROW(p->links, p->caplinks, p->nlinks + 1, 16)) {
 			free(entry);
 			return pa_err_set(err, -ENOMEM, "out of memory");
 		}
-		p->links = nl;
-		nl[p->nlinks].member = pa_archive__asprintf(".build-id/%.2s/%s", hex, hex + 2);
-		nl[p->nlinks].target = pa_archive__asprintf("../../%s", rel);
+		struct plink *nl = p->links;
+		nl[p->nlinks].member = pa_asprintf(".build-id/%.2s/%s", hex, hex + 2);
+		nl[p->nlinks].target = pa_asprintf("../../%s", rel);
 		p->nlinks++;
 		if (!nl[p->nlinks - 1].member || !nl[p->nlinks - 1].target) {
 			free(entry);
@@ -374,11 +360,8 @@ static bool seen(struct packer *p, const struct pa_buildid *id)
 	for (size_t i = 0; i < p->nseen; i++)
 		if (pa_buildid_equal(&p->seen[i], id))
 			return true;
-	struct pa_buildid *ns = grow(p->seen, &p->capseen, p->nseen, sizeof(*ns));
-	if (ns) {
-		p->seen = ns;
-		ns[p->nseen++] = *id;
-	}
+	if (!PA_GROW(p->seen, p->capseen, p->nseen + 1, 16))
+		p->seen[p->nseen++] = *id;
 	return false;
 }
 
@@ -389,7 +372,7 @@ static bool seen(struct packer *p, const struct pa_buildid *id)
 static int content_id(struct packer *p, const struct pa_archive_dso *d, struct pa_buildid *id,
                       const char **why)
 {
-	char *cands[2] = {p->symfs ? pa_archive__asprintf("%s%s", p->symfs, d->name) : NULL,
+	char *cands[2] = {p->symfs ? pa_asprintf("%s%s", p->symfs, d->name) : NULL,
 	                  strdup(d->name)};
 	int found = 0;
 
@@ -632,7 +615,7 @@ static int write_archive(struct packer *p, const char *out, enum pa_archive_comp
 {
 	struct archive *a = NULL;
 	struct pa_buf man = {0};
-	char *tmp = pa_archive__asprintf("%s.tmp-XXXXXX", out);
+	char *tmp = pa_asprintf("%s.tmp-XXXXXX", out);
 	bool tmp_live = false;
 	int fd = -1, ret;
 
@@ -724,17 +707,17 @@ int pa_archive_pack(const struct pa_archive_dso *dsos, size_t n, const char *out
 	ret = pa_archive__check_opts(opts, sizeof(*opts), err);
 	if (ret < 0)
 		return ret;
-	const char *symfs = PA_ARCHIVE_OPT(opts, pa_archive_pack_opts, symfs, NULL);
+	const char *symfs = PA_OPTS_GET(opts, struct pa_archive_pack_opts, symfs, NULL);
 	struct pa_finder_opts fo = {
 	    .sz = sizeof(fo),
 	    .symfs = symfs,
-	    .buildid_dir = PA_ARCHIVE_OPT(opts, pa_archive_pack_opts, buildid_dir, NULL),
-	    .no_debuginfod = PA_ARCHIVE_OPT(opts, pa_archive_pack_opts, no_debuginfod, false),
-	    .kernel_notes = PA_ARCHIVE_OPT(opts, pa_archive_pack_opts, kernel_notes, NULL),
-	    .proc_kallsyms = PA_ARCHIVE_OPT(opts, pa_archive_pack_opts, proc_kallsyms, NULL),
+	    .buildid_dir = PA_OPTS_GET(opts, struct pa_archive_pack_opts, buildid_dir, NULL),
+	    .no_debuginfod = PA_OPTS_GET(opts, struct pa_archive_pack_opts, no_debuginfod, false),
+	    .kernel_notes = PA_OPTS_GET(opts, struct pa_archive_pack_opts, kernel_notes, NULL),
+	    .proc_kallsyms = PA_OPTS_GET(opts, struct pa_archive_pack_opts, proc_kallsyms, NULL),
 	};
 	p.symfs = symfs && *symfs ? symfs : NULL;
-	p.recorded_here = PA_ARCHIVE_OPT(opts, pa_archive_pack_opts, recorded_here, false);
+	p.recorded_here = PA_OPTS_GET(opts, struct pa_archive_pack_opts, recorded_here, false);
 	p.f = pa_finder_new(&fo, err);
 	fo.no_system_debug = true;
 	p.fbin = p.f ? pa_finder_new(&fo, err) : NULL;
@@ -758,7 +741,7 @@ int pa_archive_pack(const struct pa_archive_dso *dsos, size_t n, const char *out
 		goto out;
 	}
 	enum pa_archive_compression comp =
-	    PA_ARCHIVE_OPT(opts, pa_archive_pack_opts, compression, PA_ARCHIVE_BY_SUFFIX);
+	    PA_OPTS_GET(opts, struct pa_archive_pack_opts, compression, PA_ARCHIVE_BY_SUFFIX);
 	if (comp == PA_ARCHIVE_BY_SUFFIX)
 		comp = pa_archive_compression_for(out_path);
 	ret = write_archive(&p, out_path, comp, err);

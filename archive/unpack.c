@@ -110,14 +110,8 @@ static int add_member(struct unpack *u, const struct pa_archive_member *pm, stru
 	void **slot;
 	int created;
 
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? 2 * u->cap : 64;
-		struct member *nm = realloc(u->m, cap * sizeof(*nm));
-		if (!nm)
-			return pa_err_set(err, -ENOMEM, "out of memory");
-		u->m = nm;
-		u->cap = cap;
-	}
+	if (PA_GROW(u->m, u->cap, u->n + 1, 64))
+		return pa_err_set(err, -ENOMEM, "out of memory");
 	m = &u->m[u->n];
 	memset(m, 0, sizeof(*m));
 	m->name = strdup(pm->name);
@@ -196,21 +190,6 @@ static int la_error(struct unpack *u, const char *member, struct pa_err *err)
 	return pa_err_set(err, code, "%s", s);
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *b = p;
-	while (n) {
-		ssize_t w = write(fd, b, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Read the current member's data: into fd (>= 0), into *mem (up to memmax
  * bytes, else an error), or nowhere; every byte counts against the limits. */
 static int read_data(struct unpack *u, const char *name, int fd, char **mem, size_t memmax,
@@ -258,7 +237,7 @@ static int read_data(struct unpack *u, const char *name, int fd, char **mem, siz
 			}
 		}
 		if (fd >= 0) {
-			ret = write_all(fd, buf, (size_t)n);
+			ret = pa_write_all(fd, buf, (size_t)n);
 			if (ret < 0) {
 				pa_err_set(err, ret, "'%s': %s", u->staging, strerror(-ret));
 				goto out;
@@ -295,7 +274,7 @@ static int stage_file(struct unpack *u, struct member *m, struct pa_err *err)
 	char hex[PA_BUILDID_HEX_MAX];
 	int fd, ret;
 
-	m->staged = pa_archive__asprintf("%s/%u", u->staging, u->staged_count++);
+	m->staged = pa_asprintf("%s/%u", u->staging, u->staged_count++);
 	if (!m->staged)
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	fd = open(m->staged, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -352,7 +331,7 @@ static int stage_hardlink(struct unpack *u, struct member *m, const char *target
 		return pa_err_set(err, PA_ERR_LIMIT,
 		                  "member '%.200s': archive data over the limit of %llu bytes",
 		                  m->name, (unsigned long long)u->max_total);
-	m->staged = pa_archive__asprintf("%s/%u", u->staging, u->staged_count++);
+	m->staged = pa_asprintf("%s/%u", u->staging, u->staged_count++);
 	if (!m->staged)
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	if (link(tm->staged, m->staged) < 0)
@@ -522,8 +501,8 @@ static char *final_path(struct unpack *u, const struct member *m)
 	const char *rel = m->dso_name[0] == '/' ? m->dso_name + 1 : m->dso_name;
 
 	pa_buildid_to_hex(&m->id, hex);
-	return pa_archive__asprintf("%s/%s/%s/%s", pa_bcache_dir(u->cache), rel, hex,
-	                            pa_bcache_kind_name(m->kind));
+	return pa_asprintf("%s/%s/%s/%s", pa_bcache_dir(u->cache), rel, hex,
+	                   pa_bcache_kind_name(m->kind));
 }
 
 static bool linked_here(struct unpack *u, const struct member *f)
@@ -651,9 +630,9 @@ int pa_archive_unpack(const char *archive_path, const struct pa_archive_unpack_o
 	ret = pa_archive__check_opts(opts, sizeof(*opts), err);
 	if (ret < 0)
 		return ret;
-	u.max_file = PA_ARCHIVE_OPT(opts, pa_archive_unpack_opts, max_file_size, 0);
-	u.max_total = PA_ARCHIVE_OPT(opts, pa_archive_unpack_opts, max_total_size, 0);
-	u.max_ratio = PA_ARCHIVE_OPT(opts, pa_archive_unpack_opts, max_ratio, 0);
+	u.max_file = PA_OPTS_GET(opts, struct pa_archive_unpack_opts, max_file_size, 0);
+	u.max_total = PA_OPTS_GET(opts, struct pa_archive_unpack_opts, max_total_size, 0);
+	u.max_ratio = PA_OPTS_GET(opts, struct pa_archive_unpack_opts, max_ratio, 0);
 	if (!u.max_file)
 		u.max_file = PA_ARCHIVE_MAX_FILE;
 	if (!u.max_total)
@@ -664,8 +643,8 @@ int pa_archive_unpack(const char *archive_path, const struct pa_archive_unpack_o
 	fd = strcmp(archive_path, "-") ? open(archive_path, O_RDONLY | O_CLOEXEC) : dup(0);
 	if (fd < 0)
 		return pa_err_set(err, -errno, "%s", strerror(errno));
-	u.cache =
-	    pa_bcache_open(PA_ARCHIVE_OPT(opts, pa_archive_unpack_opts, buildid_dir, NULL), err);
+	u.cache = pa_bcache_open(
+	    PA_OPTS_GET(opts, struct pa_archive_unpack_opts, buildid_dir, NULL), err);
 	if (!u.cache) {
 		ret = err ? err->code : -errno;
 		goto out;
@@ -673,7 +652,7 @@ int pa_archive_unpack(const char *archive_path, const struct pa_archive_unpack_o
 	ret = make_dirs(pa_bcache_dir(u.cache), &made, &nmade, err);
 	if (ret < 0)
 		goto out;
-	u.staging = pa_archive__asprintf("%s/.tmp-unpack-XXXXXX", pa_bcache_dir(u.cache));
+	u.staging = pa_asprintf("%s/.tmp-unpack-XXXXXX", pa_bcache_dir(u.cache));
 	if (!u.staging) {
 		ret = pa_err_set(err, -ENOMEM, "out of memory");
 		goto out;

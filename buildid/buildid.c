@@ -12,10 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
-
 /* ---- values -------------------------------------------------------------- */
 
 void pa_buildid_to_hex(const struct pa_buildid *id, char out[41])
@@ -80,23 +76,20 @@ bool pa_buildid_is_defined(const struct pa_buildid *id)
 /* Scan one translated note area; 0 and *out set, or -PA_ERR_NOT_FOUND. */
 static int scan_notes(Elf_Data *d, struct pa_buildid *out)
 {
-	size_t off = 0, next, name_off, desc_off;
-	GElf_Nhdr nh;
+	uint8_t id[PA_BUILDID_MAX];
+	size_t n;
 
-	if (!d || !d->d_buf)
+	if (!d || !d->d_buf || (d->d_type != ELF_T_NHDR && d->d_type != ELF_T_NHDR8))
 		return -PA_ERR_NOT_FOUND;
-	while (off < d->d_size && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz > 0 &&
-		    memcmp((const char *)d->d_buf + name_off, "GNU", 4) == 0) {
-			size_t n = nh.n_descsz > PA_BUILDID_MAX ? PA_BUILDID_MAX : nh.n_descsz;
-			memset(out, 0, sizeof(*out));
-			memcpy(out->data, (const char *)d->d_buf + desc_off, n);
-			out->size = (uint8_t)n;
-			return 0;
-		}
-		off = next;
-	}
-	return -PA_ERR_NOT_FOUND;
+	/* translated: the header words are in host order */
+	n = pa_note_gnu_build_id(d->d_buf, d->d_size, d->d_type == ELF_T_NHDR8 ? 8 : 4, false, id,
+	                         sizeof(id));
+	if (!n)
+		return -PA_ERR_NOT_FOUND;
+	memset(out, 0, sizeof(*out));
+	memcpy(out->data, id, n);
+	out->size = (uint8_t)n;
+	return 0;
 }
 
 static int read_elf_notes(Elf *elf, const char *what, struct pa_buildid *out, struct pa_err *err)
@@ -332,36 +325,15 @@ int pa_buildid_file_matches(const char *path, const struct pa_buildid *id, struc
 static int scan_kernel_notes(const unsigned char *buf, size_t len, bool swap,
 			     struct pa_buildid *out)
 {
-	size_t off = 0;
+	uint8_t id[PA_BUILDID_MAX];
+	size_t n = pa_note_gnu_build_id(buf, len, 4, swap, id, sizeof(id));
 
-	while (len - off >= 12) {
-		uint32_t namesz, descsz, type;
-		size_t name_off, desc_off, nlen, dlen;
-		memcpy(&namesz, buf + off, 4);
-		memcpy(&descsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		if (swap) {
-			namesz = __builtin_bswap32(namesz);
-			descsz = __builtin_bswap32(descsz);
-			type = __builtin_bswap32(type);
-		}
-		name_off = off + 12;
-		nlen = PA_ALIGN_UP((size_t)namesz, 4);
-		dlen = PA_ALIGN_UP((size_t)descsz, 4);
-		if (nlen > len - name_off || dlen > len - name_off - nlen)
-			break;
-		desc_off = name_off + nlen;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && descsz > 0 &&
-		    memcmp(buf + name_off, "GNU", 4) == 0) {
-			size_t n = descsz > PA_BUILDID_MAX ? PA_BUILDID_MAX : descsz;
-			memset(out, 0, sizeof(*out));
-			memcpy(out->data, buf + desc_off, n);
-			out->size = (uint8_t)n;
-			return 0;
-		}
-		off = desc_off + dlen;
-	}
-	return -1;
+	if (!n)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	memcpy(out->data, id, n);
+	out->size = (uint8_t)n;
+	return 0;
 }
 
 int pa_buildid_running_kernel(const char *notes_path, struct pa_buildid *out,

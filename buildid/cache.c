@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,18 +44,6 @@ const char *pa_bcache_kind_name(enum pa_bcache_kind kind)
 	return NULL;
 }
 
-static char *xasprintf(const char *fmt, ...) PA_PRINTF(1, 2);
-static char *xasprintf(const char *fmt, ...)
-{
-	char *s = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 #define ENOMEM_ERR(err) pa_err_set(err, -ENOMEM, "out of memory")
 
 /* ---- open / close -------------------------------------------------------- */
@@ -78,7 +65,7 @@ struct pa_bcache *pa_bcache_open(const char *dir, struct pa_err *err)
 		if (env && *env) {
 			d = strdup(env);
 		} else if (home && *home) {
-			d = xasprintf("%s/.debug", home);
+			d = pa_asprintf("%s/.debug", home);
 		} else {
 			pa_err_set(err, PA_ERR_USAGE,
 				   "no build-id cache directory: HOME is not set");
@@ -205,7 +192,7 @@ static int check_id(const struct pa_buildid *id, char hex[41], struct pa_err *er
 
 static char *link_path(const struct pa_bcache *c, const char *hex)
 {
-	return xasprintf("%s/.build-id/%.2s/%s", c->dir, hex, hex + 2);
+	return pa_asprintf("%s/.build-id/%.2s/%s", c->dir, hex, hex + 2);
 }
 
 /* readlink into a malloc'd string; NULL with *e = errno on failure. */
@@ -280,21 +267,6 @@ static int fsync_dir(const char *path)
 	return ret;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	while (n) {
-		ssize_t w = write(fd, b, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Read exactly n bytes at off (short only at EOF); bytes read or -errno. */
 static ssize_t pread_full(int fd, void *p, size_t n, off_t off)
 {
@@ -348,7 +320,7 @@ static int make_tmp_symlink(const char *dir, const char *target, char **out,
 			    struct pa_err *err)
 {
 	for (int i = 0; i < 32; i++) {
-		char *p = xasprintf("%s/.tmp-link-%016llx", dir, (unsigned long long)tmp_token());
+		char *p = pa_asprintf("%s/.tmp-link-%016llx", dir, (unsigned long long)tmp_token());
 		if (!p)
 			return ENOMEM_ERR(err);
 		if (symlink(target, p) == 0) {
@@ -416,11 +388,11 @@ char *pa_bcache_find(const struct pa_bcache *c, const struct pa_buildid *id,
 	if (kind == PA_BCACHE_KALLSYMS) {
 		/* perf looks here without the link, then at the old layout
 		 * where the id itself was the file. */
-		p = xasprintf("%s/[kernel.kallsyms]/%s/kallsyms", c->dir, hex);
+		p = pa_asprintf("%s/[kernel.kallsyms]/%s/kallsyms", c->dir, hex);
 		if (p && is_regular(p))
 			return p;
 		free(p);
-		p = xasprintf("%s/[kernel.kallsyms]/%s", c->dir, hex);
+		p = pa_asprintf("%s/[kernel.kallsyms]/%s", c->dir, hex);
 		if (p && is_regular(p))
 			return p;
 		free(p);
@@ -436,7 +408,7 @@ char *pa_bcache_find(const struct pa_bcache *c, const struct pa_buildid *id,
 	rel = linked_rel(c, id, err);
 	if (!rel)
 		return NULL;
-	p = xasprintf("%s/%s/%s", c->dir, rel, kname);
+	p = pa_asprintf("%s/%s/%s", c->dir, rel, kname);
 	free(rel);
 	if (!p)
 		return ENOMEM_ERR(err), NULL;
@@ -454,7 +426,7 @@ char *pa_bcache_entry_dir(const struct pa_bcache *c, const struct pa_buildid *id
 
 	if (!rel)
 		return NULL;
-	p = xasprintf("%s/%s", c->dir, rel);
+	p = pa_asprintf("%s/%s", c->dir, rel);
 	free(rel);
 	if (!p)
 		return ENOMEM_ERR(err), NULL;
@@ -468,8 +440,8 @@ static char *rel_to_dso_name(const char *rel)
 	int n = slash ? (int)(slash - rel) : (int)strlen(rel);
 
 	if (rel[0] == '[')
-		return xasprintf("%.*s", n, rel);
-	return xasprintf("/%.*s", n, rel);
+		return pa_asprintf("%.*s", n, rel);
+	return pa_asprintf("/%.*s", n, rel);
 }
 
 char *pa_bcache_dso_name(const struct pa_bcache *c, const struct pa_buildid *id,
@@ -541,7 +513,7 @@ static int copy_src(int tfd, const struct src *s)
 	unsigned char buf[65536];
 
 	if (s->mem)
-		return write_all(tfd, s->mem, s->len);
+		return pa_write_all(tfd, s->mem, s->len);
 	for (;;) {
 		ssize_t n = read(s->fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
@@ -550,7 +522,7 @@ static int copy_src(int tfd, const struct src *s)
 			return -errno;
 		if (n == 0)
 			return 0;
-		int r = write_all(tfd, buf, (size_t)n);
+		int r = pa_write_all(tfd, buf, (size_t)n);
 		if (r < 0)
 			return r;
 	}
@@ -559,10 +531,10 @@ static int copy_src(int tfd, const struct src *s)
 /* Make DIR/.build-id/xx/rest point at ../../<rel>/<hex>. */
 static int ensure_link(struct pa_bcache *c, const char *rel, const char *hex, struct pa_err *err)
 {
-	char *ldir = xasprintf("%s/.build-id/%.2s", c->dir, hex);
-	char *lp = xasprintf("%s/.build-id/%.2s/%s", c->dir, hex, hex + 2);
-	char *target = xasprintf("../../%s/%s", rel, hex);
-	char *want = xasprintf("%s/%s", rel, hex);
+	char *ldir = pa_asprintf("%s/.build-id/%.2s", c->dir, hex);
+	char *lp = pa_asprintf("%s/.build-id/%.2s/%s", c->dir, hex, hex + 2);
+	char *target = pa_asprintf("../../%s/%s", rel, hex);
+	char *want = pa_asprintf("%s/%s", rel, hex);
 	char *tmp = NULL, *cur = NULL;
 	int ret;
 
@@ -659,9 +631,9 @@ static int add_common(struct pa_bcache *c, const struct src *s, const char *dso_
 	ret = dso_rel(dso_name, &rel, err);
 	if (ret < 0)
 		return ret;
-	entry = xasprintf("%s/%s/%s", c->dir, rel, hex);
-	final = entry ? xasprintf("%s/%s", entry, kname) : NULL;
-	tmp = entry ? xasprintf("%s/.tmp-%s-XXXXXX", entry, kname) : NULL;
+	entry = pa_asprintf("%s/%s/%s", c->dir, rel, hex);
+	final = entry ? pa_asprintf("%s/%s", entry, kname) : NULL;
+	tmp = entry ? pa_asprintf("%s/.tmp-%s-XXXXXX", entry, kname) : NULL;
 	if (!entry || !final || !tmp) {
 		ret = ENOMEM_ERR(err);
 		goto out;
@@ -856,7 +828,7 @@ int pa_bcache_remove(struct pa_bcache *c, const struct pa_buildid *id, struct pa
 	tr = target_rel(t);
 	if (!tr)
 		goto out; /* a foreign link: removing it is all we dare do */
-	entry = xasprintf("%s/%s", c->dir, tr);
+	entry = pa_asprintf("%s/%s", c->dir, tr);
 	if (!entry) {
 		ret = ENOMEM_ERR(err);
 		goto out;
@@ -913,7 +885,7 @@ int pa_bcache_purge(struct pa_bcache *c, const char *dso_name, struct pa_err *er
 	ret = dso_rel(dso_name, &rel, err);
 	if (ret < 0)
 		return ret;
-	dpath = xasprintf("%s/%s", c->dir, rel);
+	dpath = pa_asprintf("%s/%s", c->dir, rel);
 	if (!dpath)
 		return ENOMEM_ERR(err);
 	d = opendir(dpath);
@@ -941,7 +913,7 @@ int pa_bcache_purge(struct pa_bcache *c, const char *dso_name, struct pa_err *er
 			continue;
 		pa_buildid_to_hex(&id, hex);
 		lp = link_path(c, hex);
-		want = xasprintf("%s/%s", rel, de->d_name);
+		want = pa_asprintf("%s/%s", rel, de->d_name);
 		if (!lp || !want) {
 			free(lp);
 			free(want);
@@ -1001,7 +973,7 @@ int pa_bcache_foreach(const struct pa_bcache *c,
 
 	if (!c || !cb)
 		return pa_err_set(err, -EINVAL, "invalid argument");
-	top = xasprintf("%s/.build-id", c->dir);
+	top = pa_asprintf("%s/.build-id", c->dir);
 	if (!top)
 		return ENOMEM_ERR(err);
 	nh = scandir(top, &heads, filter_head, alphasort);
@@ -1015,7 +987,7 @@ int pa_bcache_foreach(const struct pa_bcache *c,
 	}
 	for (int i = 0; i < nh && ret == 0; i++) {
 		struct dirent **tails = NULL;
-		char *sub = xasprintf("%s/%s", top, heads[i]->d_name);
+		char *sub = pa_asprintf("%s/%s", top, heads[i]->d_name);
 		int nt;
 
 		if (!sub) {
@@ -1036,7 +1008,7 @@ int pa_bcache_foreach(const struct pa_bcache *c,
 			snprintf(hex, sizeof(hex), "%.2s%.38s", heads[i]->d_name, tails[j]->d_name);
 			if (pa_buildid_from_hex(hex, &id) < 0)
 				continue;
-			lp = xasprintf("%s/%s", sub, tails[j]->d_name);
+			lp = pa_asprintf("%s/%s", sub, tails[j]->d_name);
 			if (!lp) {
 				ret = ENOMEM_ERR(err);
 				break;
@@ -1050,7 +1022,7 @@ int pa_bcache_foreach(const struct pa_bcache *c,
 			if (t) {
 				const char *tr = target_rel(t);
 				if (tr) {
-					entry = xasprintf("%s/%s", c->dir, tr);
+					entry = pa_asprintf("%s/%s", c->dir, tr);
 					name = rel_to_dso_name(tr);
 					if (!entry || !name)
 						ret = ENOMEM_ERR(err);
@@ -1092,7 +1064,7 @@ int pa_bcache_foreach_dso(const struct pa_bcache *c, const char *dso_name,
 	ret = dso_rel(dso_name, &rel, err);
 	if (ret < 0)
 		return ret;
-	dpath = xasprintf("%s/%s", c->dir, rel);
+	dpath = pa_asprintf("%s/%s", c->dir, rel);
 	if (!dpath)
 		return ENOMEM_ERR(err);
 	n = scandir(dpath, &ents, filter_id_dir, alphasort);
@@ -1108,7 +1080,7 @@ int pa_bcache_foreach_dso(const struct pa_bcache *c, const char *dso_name,
 		char *entry;
 		if (pa_buildid_from_hex(ents[i]->d_name, &id) < 0)
 			continue;
-		entry = xasprintf("%s/%s", dpath, ents[i]->d_name);
+		entry = pa_asprintf("%s/%s", dpath, ents[i]->d_name);
 		if (!entry) {
 			ret = ENOMEM_ERR(err);
 			break;

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,22 +45,7 @@ const char *pa_find_result_str(enum pa_find_result r)
 	return "unknown";
 }
 
-static char *xasprintf(const char *fmt, ...) PA_PRINTF(1, 2);
-static char *xasprintf(const char *fmt, ...)
-{
-	char *s = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
-/* Does opts (of opts->sz bytes) cover field ending at end? */
-#define OPT_HAS(opts, field)                                                                       \
-	((opts) && (opts)->sz >= offsetof(struct pa_finder_opts, field) + sizeof((opts)->field))
-#define OPT_GET(opts, field, def) (OPT_HAS(opts, field) ? (opts)->field : (def))
+#define OPT_GET(opts, field, def) PA_OPTS_GET(opts, struct pa_finder_opts, field, def)
 
 static char *dup_opt(const char *s, bool *oom)
 {
@@ -80,20 +64,18 @@ struct pa_finder *pa_finder_new(const struct pa_finder_opts *opts, struct pa_err
 	const char *symfs, *sysdebug, *urls;
 	bool oom = false;
 
-	if (opts) {
-		if (opts->sz < sizeof(size_t)) {
-			pa_err_set(err, -EINVAL, "finder options: bad size %zu", opts->sz);
-			errno = EINVAL;
-			return NULL;
-		}
-		/* Reject options from a newer pa that this one would ignore. */
-		for (size_t i = sizeof(*opts); i < opts->sz; i++) {
-			if (((const unsigned char *)opts)[i]) {
-				pa_err_set(err, -EINVAL, "finder options: unknown option set");
-				errno = EINVAL;
-				return NULL;
-			}
-		}
+	/* Reject options from a newer pa that this one would ignore. */
+	switch (pa_opts_check(opts, sizeof(*opts))) {
+	case 0:
+		break;
+	case -EINVAL:
+		pa_err_set(err, -EINVAL, "finder options: bad size %zu", opts->sz);
+		errno = EINVAL;
+		return NULL;
+	default:
+		pa_err_set(err, -EINVAL, "finder options: unknown option set");
+		errno = EINVAL;
+		return NULL;
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f) {
@@ -111,7 +93,7 @@ struct pa_finder *pa_finder_new(const struct pa_finder_opts *opts, struct pa_err
 	sysdebug = OPT_GET(opts, system_debug_dir, NULL);
 	if (sysdebug && *sysdebug)
 		f->sysdebug = dup_opt(sysdebug, &oom);
-	else if (!(f->sysdebug = xasprintf("%s/usr/lib/debug", f->symfs ? f->symfs : "")))
+	else if (!(f->sysdebug = pa_asprintf("%s/usr/lib/debug", f->symfs ? f->symfs : "")))
 		oom = true;
 	f->kernel_notes = dup_opt(OPT_GET(opts, kernel_notes, NULL), &oom);
 	f->proc_kallsyms = dup_opt(OPT_GET(opts, proc_kallsyms, NULL), &oom);
@@ -224,9 +206,10 @@ static bool try_sysdebug(struct pa_finder *f, struct chain *ch, bool debug, char
 	char hex[41];
 
 	pa_buildid_to_hex(ch->id, hex);
-	return try_cand(ch, xasprintf("%s/.build-id/%.2s/%s%s", f->sysdebug, hex, hex + 2,
-				      debug ? ".debug" : ""),
-			out);
+	return try_cand(
+	    ch,
+	    pa_asprintf("%s/.build-id/%.2s/%s%s", f->sysdebug, hex, hex + 2, debug ? ".debug" : ""),
+	    out);
 }
 
 #ifdef PA_HAVE_DEBUGINFOD
@@ -296,7 +279,7 @@ static int count_entry(void *ctx, const struct pa_buildid *id, const char *dso_n
 	if (++o->count > 1)
 		return 1; /* ambiguous: stop */
 	o->id = *id;
-	o->path = xasprintf("%s/%s", path, pa_bcache_kind_name(o->kind));
+	o->path = pa_asprintf("%s/%s", path, pa_bcache_kind_name(o->kind));
 	return o->path ? 0 : -ENOMEM;
 }
 
@@ -402,8 +385,8 @@ enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_pat
 		/* Nothing to validate against. */
 		struct stat st;
 		if (path[0] == '/' && f->symfs &&
-		    (out = xasprintf("%s%s", f->symfs, path)) != NULL &&
-		    stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+		    (out = pa_asprintf("%s%s", f->symfs, path)) != NULL && stat(out, &st) == 0 &&
+		    S_ISREG(st.st_mode)) {
 			where = "symfs-unverified";
 			goto found;
 		}
@@ -428,7 +411,7 @@ enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_pat
 	bool is_file = path[0] == '/';
 	const char *dso_name = is_file || path[0] == '[' ? path : NULL;
 
-	if (is_file && f->symfs && try_cand(&ch, xasprintf("%s%s", f->symfs, path), &out)) {
+	if (is_file && f->symfs && try_cand(&ch, pa_asprintf("%s%s", f->symfs, path), &out)) {
 		where = "symfs";
 		goto found;
 	}
@@ -584,7 +567,7 @@ int pa_finder_kmod_candidates(struct pa_finder *f, const char *orig_path,
 		char *link;
 
 		pa_buildid_to_hex(id, hex);
-		link = xasprintf("%s/.build-id/%.2s/%s", pa_bcache_dir(f->cache), hex, hex + 2);
+		link = pa_asprintf("%s/.build-id/%.2s/%s", pa_bcache_dir(f->cache), hex, hex + 2);
 		if (!link)
 			return -ENOMEM;
 		if (stat(link, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -593,9 +576,10 @@ int pa_finder_kmod_candidates(struct pa_finder *f, const char *orig_path,
 			if (r)
 				return r;
 		} else {
-			r = kmod_cand(xasprintf("%s/%s", link, base), "cache", cb, ctx);
+			r = kmod_cand(pa_asprintf("%s/%s", link, base), "cache", cb, ctx);
 			if (!r)
-				r = kmod_cand(xasprintf("%s/%s", link, dbase), "cache-debug", cb, ctx);
+				r = kmod_cand(pa_asprintf("%s/%s", link, dbase), "cache-debug", cb,
+				              ctx);
 			free(link);
 			if (r)
 				return r;
@@ -603,6 +587,6 @@ int pa_finder_kmod_candidates(struct pa_finder *f, const char *orig_path,
 	}
 	/* perf's __symbol__join_symfs() */
 	if (f->symfs)
-		return kmod_cand(xasprintf("%s/%s", f->symfs, orig_path), "path", cb, ctx);
+		return kmod_cand(pa_asprintf("%s/%s", f->symfs, orig_path), "path", cb, ctx);
 	return kmod_cand(strdup(orig_path), "path", cb, ctx);
 }

@@ -62,11 +62,7 @@ static char *spool(int in_fd, const char *what)
 			err = n ? errno : 0;
 			break;
 		}
-		for (ssize_t done = 0, w; done < n && !err; done += w > 0 ? w : 0) {
-			w = write(fd, buf + done, (size_t)(n - done));
-			if (w < 0 && errno != EINTR)
-				err = errno;
-		}
+		err = -pa_write_all(fd, buf, (size_t)n);
 		if (err)
 			break;
 	}

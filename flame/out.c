@@ -235,14 +235,15 @@ int pa_flame_conf_init(struct pa_flame_conf *c, const struct pa_flame_opts *opts
 		       enum pa_flame_format fmt, struct pa_err *err)
 {
 	struct pa_flame_opts o = {0};
-	if (opts) {
-		if (opts->sz < sizeof(size_t))
-			return pa_err_set(err, PA_ERR_USAGE, "options: sz not set");
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-		for (size_t i = sizeof(o); i < opts->sz; i++)
-			if (((const unsigned char *)opts)[i])
-				return pa_err_set(err, PA_ERR_USAGE, "options: unknown fields set");
+	switch (pa_opts_check(opts, sizeof(o))) {
+	case 0:
+		break;
+	case -EINVAL:
+		return pa_err_set(err, PA_ERR_USAGE, "options: sz not set");
+	default:
+		return pa_err_set(err, PA_ERR_USAGE, "options: unknown fields set");
 	}
+	pa_opts_copy(&o, sizeof(o), opts);
 	*c = (struct pa_flame_conf){
 	    .title = o.title      ? o.title
 		     : o.inverted ? "Icicle Graph"

@@ -409,15 +409,9 @@ int pa_flame_prepare(struct pa_flame *fg)
 	for (struct pa_flame_node *p = fg->root; p; p = pa_flame_next(p, false)) {
 		size_t k = 0;
 		for (struct pa_flame_node *c = p->child; c; c = c->next) {
-			if (k == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				struct sib *nv = realloc(v, ncap * sizeof(*nv));
-				if (!nv) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = nv;
-				cap = ncap;
+			if (PA_GROW(v, cap, k + 1, 64)) {
+				free(v);
+				return -ENOMEM;
 			}
 			v[k].key = (uint64_t)fg->names[c->name].rank << 8 | c->kind;
 			v[k++].n = c;

@@ -722,8 +722,7 @@ struct pa_file *pa_file_open(const char *path, const struct pa_file_opts *opts, 
 		return NULL;
 	}
 	f->fd = -1;
-	if (opts)
-		memcpy(&f->opts, opts, opts->sz < sizeof(f->opts) ? opts->sz : sizeof(f->opts));
+	pa_opts_copy(&f->opts, sizeof(f->opts), opts);
 	pa_arena_init(&f->arena, 64 * 1024);
 	f->path = strdup(path);
 	f->scratch.cap = 4 * MAX_RECORD;

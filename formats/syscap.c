@@ -187,19 +187,6 @@ static const char *dup_field(struct pa_syscap *sc, const uint8_t *p, size_t n)
 	return pa_arena_strndup(pa_file_arena(sc->f), (const char *)p, strnlen((const char *)p, n));
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t elem)
-{
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 16;
-	void *p = realloc(*v, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = c;
-	return 0;
-}
-
 static int oom(struct pa_err *err)
 {
 	return pa_err_set(err, -ENOMEM, "out of memory");
@@ -221,7 +208,7 @@ static int scan_jitmap(struct pa_syscap *sc, size_t pos, const struct frame *fr,
 		if (!nul)
 			return pa_err_set_at(err, PA_ERR_FORMAT, pos + (size_t)(q - p),
 					     "JITMAP entry %u runs past its frame", i);
-		if (grow((void **)&sc->scan, &sc->cap_scan, sc->nr_scan, sizeof(*sc->scan)))
+		if (PA_GROW(sc->scan, sc->cap_scan, sc->nr_scan + 1, 16))
 			return oom(err);
 		sc->scan[sc->nr_scan] = (struct jit_entry){ld64(q, sc->swap), (const char *)q + 8,
 							   sc->nr_scan};
@@ -237,7 +224,7 @@ static int scan_metadata(struct pa_syscap *sc, size_t pos, const struct frame *f
 	if (fr->len < SC_METADATA_SIZE)
 		return too_short(pos, fr, SC_METADATA_SIZE, err);
 	const uint8_t *p = sc->data + pos;
-	if (grow((void **)&sc->meta, &sc->cap_meta, sc->nr_meta, sizeof(*sc->meta)))
+	if (PA_GROW(sc->meta, sc->cap_meta, sc->nr_meta + 1, 16))
 		return oom(err);
 	struct pa_syscap_metadata *m = &sc->meta[sc->nr_meta];
 	m->id = dup_field(sc, p + 24, 40);
@@ -253,7 +240,7 @@ static int scan_mark(struct pa_syscap *sc, size_t pos, const struct frame *fr, s
 	if (fr->len < SC_MARK_SIZE)
 		return too_short(pos, fr, SC_MARK_SIZE, err);
 	const uint8_t *p = sc->data + pos;
-	if (grow((void **)&sc->marks, &sc->cap_marks, sc->nr_marks, sizeof(*sc->marks)))
+	if (PA_GROW(sc->marks, sc->cap_marks, sc->nr_marks + 1, 16))
 		return oom(err);
 	struct pa_syscap_mark *m = &sc->marks[sc->nr_marks];
 	m->time = fr->time;

@@ -1,5 +1,6 @@
 /* fuzz_common.c - see fuzz_common.h. */
 #include "fuzz_common.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,22 +23,6 @@ void fuzz_fail(const char *fmt, ...)
 	abort();
 }
 
-static int write_all(int fd, const void *data, size_t size)
-{
-	const uint8_t *p = data;
-	while (size) {
-		ssize_t r = write(fd, p, size);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += r;
-		size -= (size_t)r;
-	}
-	return 0;
-}
-
 static const char *tmp_dir(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -55,7 +40,7 @@ int fuzz_file_open(struct fuzz_file *ff, const void *data, size_t size)
 		int fd = memfd_create("pa-fuzz", MFD_CLOEXEC);
 		if (fd >= 0) {
 			snprintf(ff->path, sizeof(ff->path), "/proc/self/fd/%d", fd);
-			if (write_all(fd, data, size) == 0 && access(ff->path, R_OK) == 0) {
+			if (pa_write_all(fd, data, size) == 0 && access(ff->path, R_OK) == 0) {
 				memfd_works = 1;
 				ff->fd = fd;
 				return 0;
@@ -69,7 +54,7 @@ int fuzz_file_open(struct fuzz_file *ff, const void *data, size_t size)
 	int fd = mkstemp(ff->path);
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, data, size)) {
+	if (pa_write_all(fd, data, size)) {
 		close(fd);
 		unlink(ff->path);
 		return -1;
@@ -99,7 +84,7 @@ int fuzz_pipe_open(struct fuzz_file *ff, const void *data, size_t size)
 #endif
 	if (size > (size_t)cap)
 		size = (size_t)cap;
-	int w = write_all(p[1], data, size);
+	int w = pa_write_all(p[1], data, size);
 	close(p[1]);
 	/* Opening a pipe by name waits for a writer: hand it over as standard
 	 * input ("-"), the way a user pipes a recording into pa. */

@@ -6,6 +6,7 @@
  * stops the process).
  */
 #include "fuzz_common.h"
+#include "util/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -86,14 +87,9 @@ static int run_dir(const char *dir, unsigned *count)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		if (nr == cap) {
-			cap = cap ? cap * 2 : 64;
-			char **nn = realloc(names, cap * sizeof(*names));
-			if (!nn) {
-				ret = -1;
-				break;
-			}
-			names = nn;
+		if (PA_GROW(names, cap, nr + 1, 64)) {
+			ret = -1;
+			break;
 		}
 		size_t l = strlen(dir) + strlen(de->d_name) + 2;
 		if (!(names[nr] = malloc(l))) {

@@ -23,7 +23,7 @@
  * order of perf's rb-tree of children (match_chain's order, descending).
  */
 #include "internal.h"
-#include "rbtree.h"
+#include "util/rbtree.h"
 
 #include <errno.h>
 #include <inttypes.h>

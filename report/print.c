@@ -1,6 +1,6 @@
 /* print.c - rows from buckets, and perf report --stdio's layout. */
 #include "internal.h"
-#include "rbtree.h"
+#include "util/rbtree.h"
 
 #include <errno.h>
 #include <inttypes.h>

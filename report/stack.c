@@ -95,17 +95,7 @@ int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t 
 
 static int grow_frames(struct pa_report *r, size_t n)
 {
-	if (n <= r->cap_frames)
-		return 0;
-	size_t cap = r->cap_frames ? r->cap_frames : 256;
-	while (cap < n)
-		cap *= 2;
-	uint32_t *p = realloc(r->frames, cap * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	r->frames = p;
-	r->cap_frames = cap;
-	return 0;
+	return PA_GROW(r->frames, r->cap_frames, n, 256);
 }
 
 /* The trie node of a chain of frame locs given leaf first. */
@@ -170,14 +160,8 @@ static int name_id(struct names *nm, const char *s, size_t n, uint32_t *out)
 			return 0;
 		}
 	}
-	if (nm->nr == nm->cap) {
-		size_t cap = nm->cap ? 2 * nm->cap : 256;
-		void *p = realloc(nm->str, cap * sizeof(*nm->str));
-		if (!p)
-			return -ENOMEM;
-		nm->str = p;
-		nm->cap = cap;
-	}
+	if (PA_GROW(nm->str, nm->cap, nm->nr + 1, 256))
+		return -ENOMEM;
 	char *copy = pa_arena_strndup(nm->arena, s, n);
 	if (!copy)
 		return -ENOMEM;
@@ -391,14 +375,8 @@ static int fnode_child(struct folded *f, uint32_t parent, uint32_t name, uint32_
 			return 0;
 		}
 	}
-	if (f->nr == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 1024;
-		void *p = realloc(f->nodes, cap * sizeof(*f->nodes));
-		if (!p)
-			return -ENOMEM;
-		f->nodes = p;
-		f->cap = cap;
-	}
+	if (PA_GROW(f->nodes, f->cap, f->nr + 1, 1024))
+		return -ENOMEM;
 	f->nodes[f->nr] = (struct fnode){.parent = parent, .name = name};
 	f->table[j] = (uint32_t)++f->nr;
 	*out = (uint32_t)(f->nr - 1);
@@ -451,16 +429,8 @@ static int loc_name_ids(struct folded *f, uint32_t li, bool java, struct pa_buf 
 	if (parts == 1) {
 		f->loc_name[li] = ids[0];
 	} else {
-		if (f->nr_extra + parts > f->cap_extra) {
-			size_t cap = f->cap_extra ? 2 * f->cap_extra : 64;
-			while (cap < f->nr_extra + parts)
-				cap *= 2;
-			void *p = realloc(f->extra, cap * sizeof(*f->extra));
-			if (!p)
-				return -ENOMEM;
-			f->extra = p;
-			f->cap_extra = cap;
-		}
+		if (PA_GROW(f->extra, f->cap_extra, f->nr_extra + parts, 64))
+			return -ENOMEM;
 		f->loc_name[li] = (uint32_t)f->nr_extra;
 		memcpy(f->extra + f->nr_extra, ids, parts * sizeof(*ids));
 		f->nr_extra += parts;
@@ -552,15 +522,9 @@ static int build_folded(struct folded *f)
 			bool in_kernel = in_kernel_stack(r, li);
 			if ((r->opts.user_only && in_kernel) || (r->opts.kernel_only && !in_kernel))
 				continue;
-			if (nf + 16 > cap_fr) {
-				size_t cap = cap_fr ? 2 * cap_fr : 256;
-				void *p = realloc(fr, cap * sizeof(*fr));
-				if (!p) {
-					ret = -ENOMEM;
-					break;
-				}
-				fr = p;
-				cap_fr = cap;
+			if (PA_GROW(fr, cap_fr, nf + 16, 256)) {
+				ret = -ENOMEM;
+				break;
 			}
 			size_t got = 0;
 			struct fframe parts[16];
@@ -700,14 +664,8 @@ static int walk(struct walk *w, uint32_t node)
 				continue;
 			if (k == 1 && !f->nodes[c].first_child)
 				continue;
-			if (w->nr_items == w->cap_items) {
-				size_t cap = w->cap_items ? 2 * w->cap_items : 256;
-				void *p = realloc(w->items, cap * sizeof(*w->items));
-				if (!p)
-					return -ENOMEM;
-				w->items = p;
-				w->cap_items = cap;
-			}
+			if (PA_GROW(w->items, w->cap_items, w->nr_items + 1, 256))
+				return -ENOMEM;
 			w->items[w->nr_items++] =
 			    (struct item){f->names.str[f->nodes[c].name], c, k ? ';' : ' '};
 		}
@@ -716,14 +674,8 @@ static int walk(struct walk *w, uint32_t node)
 	if (end > base) /* qsort(NULL, 0) is undefined */
 		qsort(w->items + base, end - base, sizeof(*w->items), item_cmp);
 	int ret = 0;
-	if (w->depth + 1 >= w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 64;
-		void *p = realloc(w->path, cap * sizeof(*w->path));
-		if (!p)
-			return -ENOMEM;
-		w->path = p;
-		w->cap = cap;
-	}
+	if (PA_GROW(w->path, w->cap, w->depth + 2, 64))
+		return -ENOMEM;
 	for (size_t i = base; i < end && !ret; i++) {
 		struct item it = w->items[i];
 		const struct fnode *c = &f->nodes[it.node];

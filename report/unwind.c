@@ -502,14 +502,8 @@ static bool ensure_module(struct pa_unwind *u, uint64_t pc)
 			return false;
 		}
 	}
-	if (sp->nmods == sp->cap_mods) {
-		size_t cap = sp->cap_mods ? 2 * sp->cap_mods : 16;
-		struct umod *p = realloc(sp->mods, cap * sizeof(*p));
-		if (!p)
-			return false;
-		sp->mods = p;
-		sp->cap_mods = cap;
-	}
+	if (PA_GROW(sp->mods, sp->cap_mods, sp->nmods + 1, 16))
+		return false;
 	Dwfl_Module *mod = dwfl_report_module(sp->dwfl, al.dso->short_name, lo, hi);
 	if (!mod)
 		return false;

@@ -1598,8 +1598,7 @@ struct pa_session *pa_session_new(struct pa_file *f, const struct pa_session_opt
 		return NULL;
 	}
 	s->file = f;
-	if (opts)
-		memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
+	pa_opts_copy(&s->opts, sizeof(s->opts), opts);
 	pa_arena_init(&s->arena, 256 * 1024);
 	struct pa_machine *m = host(s);
 	const struct pa_header_info *h = pa_file_header(f);

@@ -40,9 +40,6 @@
 #ifndef STT_GNU_IFUNC
 #define STT_GNU_IFUNC 10
 #endif
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
 
 /* Largest MiniDebugInfo we are willing to inflate. */
 #define PA_MINIDEBUG_MAX (512u << 20)
@@ -167,20 +164,11 @@ static Elf_Data *scn_data(Elf_Scn *scn)
 
 static size_t notes_build_id(Elf_Data *d, uint8_t *out, size_t max)
 {
-	size_t off = 0, name_off, desc_off;
-	GElf_Nhdr nh;
-	if (d && !d->d_buf)
+	if (!d || !d->d_buf || (d->d_type != ELF_T_NHDR && d->d_type != ELF_T_NHDR8))
 		return 0;
-	while (d && off < d->d_size && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
-		const char *nm = (const char *)d->d_buf + name_off;
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(nm, "GNU", 4) &&
-		    nh.n_descsz > 0) {
-			size_t n = nh.n_descsz < max ? nh.n_descsz : max;
-			memcpy(out, (const char *)d->d_buf + desc_off, n);
-			return n;
-		}
-	}
-	return 0;
+	/* translated: the header words are in host order */
+	return pa_note_gnu_build_id(d->d_buf, d->d_size, d->d_type == ELF_T_NHDR8 ? 8 : 4, false,
+	                            out, max);
 }
 
 /* The NT_GNU_BUILD_ID note, from SHT_NOTE sections (a debug file has no

@@ -14,25 +14,25 @@
 #include <stdint.h>
 
 #include "symbols/symbols.h"
+#include "util/rbtree.h"
 #include "util/util.h"
 
-#define PA_SYMB_NIL UINT32_MAX
+#define PA_SYMB_NIL PA_RB_NIL
 
-/* A node of the build-time tree. Node memory is a growable array; erased
- * nodes stay in it, unlinked. */
+/* A symbol of the build-time tree. The tree is util/rbtree.h's over the
+ * same indices (struct pa_symb.rb); node memory is growable arrays, erased
+ * nodes stay in them, unlinked. */
 struct pa_symb_node {
 	uint64_t start, end; /* perf's space: file offsets for ELF */
 	uint64_t vstart;     /* what pa_sym.start reports: the ELF vaddr */
 	const char *name;    /* arena; for kallsyms "name\t[module]" until frozen */
-	uint32_t left, right, parent;
 	uint8_t binding, type;
-	uint8_t red;
 };
 
 struct pa_symb {
-	struct pa_symb_node *nodes;
+	struct pa_symb_node *nodes; /* by index, parallel to rb.node */
 	size_t n, cap;
-	uint32_t root;
+	struct pa_rb rb;
 	size_t live; /* nodes linked in the tree */
 };
 

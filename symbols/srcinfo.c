@@ -392,14 +392,8 @@ static int cmp_range(const void *pa, const void *pb)
 
 static int push_range(struct pa_srcinfo *s, size_t *cap, uint64_t lo, uint64_t hi, uint32_t cu)
 {
-	if (s->nranges == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		void *p = realloc(s->ranges, nc * sizeof(*s->ranges));
-		if (!p)
-			return -ENOMEM;
-		s->ranges = p;
-		*cap = nc;
-	}
+	if (PA_GROW(s->ranges, *cap, s->nranges + 1, 256))
+		return -ENOMEM;
 	s->ranges[s->nranges++] = (struct a2l_range){lo, hi, cu};
 	return 0;
 }
@@ -418,14 +412,8 @@ static int load_dwarf(struct pa_srcinfo *s)
 		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial &&
 		    unit_type != DW_UT_skeleton)
 			continue;
-		if (s->ncus == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			void *p = realloc(s->cus, nc * sizeof(*s->cus));
-			if (!p)
-				return -ENOMEM;
-			s->cus = p;
-			cap = nc;
-		}
+		if (PA_GROW(s->cus, cap, s->ncus + 1, 64))
+			return -ENOMEM;
 		uint32_t idx = (uint32_t)s->ncus++;
 		struct a2l_cu *c = &s->cus[idx];
 		memset(c, 0, sizeof(*c));
@@ -445,14 +433,8 @@ static int load_dwarf(struct pa_srcinfo *s)
 			any = true;
 		}
 		if (!any) {
-			if (s->nnoranges == ncap) {
-				size_t nc = ncap ? ncap * 2 : 16;
-				void *p = realloc(s->noranges, nc * sizeof(*s->noranges));
-				if (!p)
-					return -ENOMEM;
-				s->noranges = p;
-				ncap = nc;
-			}
+			if (PA_GROW(s->noranges, ncap, s->nnoranges + 1, 16))
+				return -ENOMEM;
 			s->noranges[s->nnoranges++] = idx;
 		}
 	}
@@ -583,15 +565,7 @@ static void walk_sequences(const struct pa_srcinfo *s, struct a2l_cu *c)
 		bool end = false;
 		if (!l || dwarf_lineaddr(l, &la) || dwarf_lineendsequence(l, &end) || end) {
 			if (in_seq && la > seq_lo) {
-				if (c->nseqs == cap) {
-					size_t nc = cap ? cap * 2 : 8;
-					void *p = realloc(c->seqs, nc * sizeof(*c->seqs));
-					if (p) {
-						c->seqs = p;
-						cap = nc;
-					}
-				}
-				if (c->nseqs < cap)
+				if (!PA_GROW(c->seqs, cap, c->nseqs + 1, 8))
 					c->seqs[c->nseqs++] = (struct a2l_range){seq_lo, la, cu};
 			}
 			in_seq = other = false;
@@ -867,14 +841,8 @@ static bool cu_functions(struct a2l_cu *c)
 		int tag = dwarf_tag(&cur);
 		int32_t me = -1;
 		if (is_function_tag(tag)) {
-			if (c->nfns == cap) {
-				size_t nc = cap ? cap * 2 : 64;
-				void *p = realloc(c->fns, nc * sizeof(*c->fns));
-				if (!p)
-					goto fail;
-				c->fns = p;
-				cap = nc;
-			}
+			if (PA_GROW(c->fns, cap, c->nfns + 1, 64))
+				goto fail;
 			me = (int32_t)c->nfns++;
 			c->fns[me].die = cur;
 			c->fns[me].caller = tag == DW_TAG_inlined_subroutine ? parent : -1;
@@ -908,14 +876,8 @@ static bool cu_functions(struct a2l_cu *c)
 				}
 				if (merged)
 					continue;
-				if (c->nfranges == rcap) {
-					size_t nc = rcap ? rcap * 2 : 64;
-					void *p = realloc(c->franges, nc * sizeof(*c->franges));
-					if (!p)
-						goto fail;
-					c->franges = p;
-					rcap = nc;
-				}
+				if (PA_GROW(c->franges, rcap, c->nfranges + 1, 64))
+					goto fail;
 				c->franges[c->nfranges++] =
 				    (struct a2l_range){lo, hi, (uint32_t)me};
 			}
@@ -924,14 +886,8 @@ static bool cu_functions(struct a2l_cu *c)
 		}
 		Dwarf_Die child;
 		if (dwarf_haschildren(&cur) && dwarf_child(&cur, &child) == 0) {
-			if (depth == dcap) {
-				size_t nc = dcap ? dcap * 2 : 32;
-				void *p = realloc(stack, nc * sizeof(*stack));
-				if (!p)
-					goto fail;
-				stack = p;
-				dcap = nc;
-			}
+			if (PA_GROW(stack, dcap, depth + 1, 32))
+				goto fail;
 			stack[depth++] = (struct walk){cur, parent};
 			if (me >= 0)
 				parent = me;
@@ -1034,14 +990,8 @@ static size_t ranges_holding(const struct a2l_range *r, const uint64_t *maxhi, s
 	for (size_t i = lo; i-- > 0 && maxhi[i] > a;) {
 		if (r[i].hi <= a)
 			continue;
-		if (n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 8;
-			uint32_t *p = realloc(*v, nc * sizeof(**v));
-			if (!p)
-				break;
-			*v = p;
-			*cap = nc;
-		}
+		if (PA_GROW(*v, *cap, n + 1, 8))
+			break;
 		(*v)[n++] = r[i].cu;
 	}
 	uint32_t *x = *v;
@@ -1067,14 +1017,8 @@ static size_t candidate_cus(const struct pa_srcinfo *s, uint64_t a, uint32_t **o
 	uint32_t *v = NULL;
 	size_t n = ranges_holding(s->ranges, s->ranges_maxhi, s->nranges, a, &v, 0, &cap);
 	for (size_t i = 0; i < s->nnoranges; i++) {
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			uint32_t *p = realloc(v, nc * sizeof(*v));
-			if (!p)
-				break;
-			v = p;
-			cap = nc;
-		}
+		if (PA_GROW(v, cap, n + 1, 8))
+			break;
 		v[n++] = s->noranges[i];
 	}
 	*out = v;

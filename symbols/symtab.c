@@ -16,356 +16,68 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- builder: a red-black tree over an index array ---------------------- */
+/* ---- builder: util/rbtree.c's tree plus a parallel array of symbols ----- */
 
 void pa_symb_init(struct pa_symb *b)
 {
 	memset(b, 0, sizeof(*b));
-	b->root = PA_SYMB_NIL;
+	b->rb.root = PA_RB_NIL;
 }
 
 void pa_symb_release(struct pa_symb *b)
 {
 	free(b->nodes);
+	pa_rb_release(&b->rb);
 	pa_symb_init(b);
 }
 
-static void change_child(struct pa_symb *b, uint32_t old, uint32_t new, uint32_t parent)
+/* perf's __symbols__insert(): smaller starts to the left, equal ones to
+ * the right (after). */
+static int symb_dir(void *ctx, uint32_t new_idx, uint32_t existing_idx)
 {
-	struct pa_symb_node *N = b->nodes;
-	if (parent == PA_SYMB_NIL)
-		b->root = new;
-	else if (N[parent].left == old)
-		N[parent].left = new;
-	else
-		N[parent].right = new;
-}
-
-/* new takes old's parent and colour; old becomes new's child with colour red. */
-static void rotate_set_parents(struct pa_symb *b, uint32_t old, uint32_t new, uint8_t red)
-{
-	struct pa_symb_node *N = b->nodes;
-	uint32_t parent = N[old].parent;
-	N[new].parent = parent;
-	N[new].red = N[old].red;
-	N[old].parent = new;
-	N[old].red = red;
-	change_child(b, old, new, parent);
-}
-
-static void set_parent_black(struct pa_symb_node *N, uint32_t node, uint32_t parent)
-{
-	N[node].parent = parent;
-	N[node].red = 0;
-}
-
-static void insert_color(struct pa_symb *b, uint32_t node)
-{
-	struct pa_symb_node *N = b->nodes;
-	uint32_t parent = N[node].parent, gparent, tmp;
-
-	for (;;) {
-		if (parent == PA_SYMB_NIL) {
-			N[node].red = 0;
-			break;
-		}
-		if (!N[parent].red)
-			break;
-		gparent = N[parent].parent;
-		tmp = N[gparent].right;
-		if (parent != tmp) { /* parent is gparent's left child */
-			if (tmp != PA_SYMB_NIL && N[tmp].red) {
-				/* uncle red: flip colours, go up */
-				set_parent_black(N, tmp, gparent);
-				set_parent_black(N, parent, gparent);
-				node = gparent;
-				parent = N[node].parent;
-				N[node].red = 1;
-				continue;
-			}
-			tmp = N[parent].right;
-			if (node == tmp) {
-				/* node is the right child: left rotate at parent */
-				tmp = N[node].left;
-				N[parent].right = tmp;
-				N[node].left = parent;
-				if (tmp != PA_SYMB_NIL)
-					set_parent_black(N, tmp, parent);
-				N[parent].parent = node;
-				N[parent].red = 1;
-				parent = node;
-				tmp = N[node].right;
-			}
-			/* right rotate at gparent */
-			N[gparent].left = tmp;
-			N[parent].right = gparent;
-			if (tmp != PA_SYMB_NIL)
-				set_parent_black(N, tmp, gparent);
-			rotate_set_parents(b, gparent, parent, 1);
-			break;
-		} else {
-			tmp = N[gparent].left;
-			if (tmp != PA_SYMB_NIL && N[tmp].red) {
-				set_parent_black(N, tmp, gparent);
-				set_parent_black(N, parent, gparent);
-				node = gparent;
-				parent = N[node].parent;
-				N[node].red = 1;
-				continue;
-			}
-			tmp = N[parent].left;
-			if (node == tmp) {
-				tmp = N[node].right;
-				N[parent].left = tmp;
-				N[node].right = parent;
-				if (tmp != PA_SYMB_NIL)
-					set_parent_black(N, tmp, parent);
-				N[parent].parent = node;
-				N[parent].red = 1;
-				parent = node;
-				tmp = N[node].left;
-			}
-			N[gparent].right = tmp;
-			N[parent].left = gparent;
-			if (tmp != PA_SYMB_NIL)
-				set_parent_black(N, tmp, gparent);
-			rotate_set_parents(b, gparent, parent, 1);
-			break;
-		}
-	}
+	const struct pa_symb_node *N = ctx;
+	return N[new_idx].start < N[existing_idx].start ? -1 : 1;
 }
 
 int pa_symb_insert(struct pa_symb *b, uint64_t start, uint64_t vstart, uint64_t size,
                    uint8_t binding, uint8_t type, const char *name)
 {
 	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		if (cap >= PA_SYMB_NIL)
+		/* indices stay below PA_SYMB_NIL */
+		if (b->cap && b->cap * 2 >= PA_SYMB_NIL)
 			return -ENOMEM;
-		struct pa_symb_node *p = realloc(b->nodes, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		b->nodes = p;
-		b->cap = cap;
+		int r = PA_GROW(b->nodes, b->cap, b->n + 1, 256);
+		if (r || (r = pa_rb_reserve(&b->rb, b->cap)))
+			return r;
 	}
 	uint32_t idx = (uint32_t)b->n++;
-	struct pa_symb_node *N = b->nodes;
-	N[idx] = (struct pa_symb_node){
+	b->nodes[idx] = (struct pa_symb_node){
 	    .start = start,
 	    .end = size ? start + size : start,
 	    .vstart = vstart,
 	    .name = name,
-	    .left = PA_SYMB_NIL,
-	    .right = PA_SYMB_NIL,
-	    .parent = PA_SYMB_NIL,
 	    .binding = binding,
 	    .type = type,
-	    .red = 1,
 	};
-
-	uint32_t parent = PA_SYMB_NIL, cur = b->root;
-	bool left = false;
-	while (cur != PA_SYMB_NIL) {
-		parent = cur;
-		left = start < N[cur].start;
-		cur = left ? N[cur].left : N[cur].right;
-	}
-	N[idx].parent = parent;
-	if (parent == PA_SYMB_NIL)
-		b->root = idx;
-	else if (left)
-		N[parent].left = idx;
-	else
-		N[parent].right = idx;
-	insert_color(b, idx);
+	pa_rb_insert(&b->rb, idx, symb_dir, b->nodes);
 	b->live++;
 	return 0;
 }
 
-static void erase_color(struct pa_symb *b, uint32_t parent)
-{
-	struct pa_symb_node *N = b->nodes;
-	uint32_t node = PA_SYMB_NIL, sibling, tmp1, tmp2;
-
-	for (;;) {
-		sibling = N[parent].right;
-		if (node != sibling) { /* node is parent's left child */
-			if (N[sibling].red) {
-				/* left rotate at parent */
-				tmp1 = N[sibling].left;
-				N[parent].right = tmp1;
-				N[sibling].left = parent;
-				set_parent_black(N, tmp1, parent);
-				rotate_set_parents(b, parent, sibling, 1);
-				sibling = tmp1;
-			}
-			tmp1 = N[sibling].right;
-			if (tmp1 == PA_SYMB_NIL || !N[tmp1].red) {
-				tmp2 = N[sibling].left;
-				if (tmp2 == PA_SYMB_NIL || !N[tmp2].red) {
-					/* sibling colour flip */
-					N[sibling].red = 1;
-					if (N[parent].red) {
-						N[parent].red = 0;
-					} else {
-						node = parent;
-						parent = N[node].parent;
-						if (parent != PA_SYMB_NIL)
-							continue;
-					}
-					break;
-				}
-				/* right rotate at sibling */
-				tmp1 = N[tmp2].right;
-				N[sibling].left = tmp1;
-				N[tmp2].right = sibling;
-				N[parent].right = tmp2;
-				if (tmp1 != PA_SYMB_NIL)
-					set_parent_black(N, tmp1, sibling);
-				tmp1 = sibling;
-				sibling = tmp2;
-			}
-			/* left rotate at parent + colour flips */
-			tmp2 = N[sibling].left;
-			N[parent].right = tmp2;
-			N[sibling].left = parent;
-			set_parent_black(N, tmp1, sibling);
-			if (tmp2 != PA_SYMB_NIL)
-				N[tmp2].parent = parent;
-			rotate_set_parents(b, parent, sibling, 0);
-			break;
-		} else {
-			sibling = N[parent].left;
-			if (N[sibling].red) {
-				tmp1 = N[sibling].right;
-				N[parent].left = tmp1;
-				N[sibling].right = parent;
-				set_parent_black(N, tmp1, parent);
-				rotate_set_parents(b, parent, sibling, 1);
-				sibling = tmp1;
-			}
-			tmp1 = N[sibling].left;
-			if (tmp1 == PA_SYMB_NIL || !N[tmp1].red) {
-				tmp2 = N[sibling].right;
-				if (tmp2 == PA_SYMB_NIL || !N[tmp2].red) {
-					N[sibling].red = 1;
-					if (N[parent].red) {
-						N[parent].red = 0;
-					} else {
-						node = parent;
-						parent = N[node].parent;
-						if (parent != PA_SYMB_NIL)
-							continue;
-					}
-					break;
-				}
-				tmp1 = N[tmp2].left;
-				N[sibling].right = tmp1;
-				N[tmp2].left = sibling;
-				N[parent].left = tmp2;
-				if (tmp1 != PA_SYMB_NIL)
-					set_parent_black(N, tmp1, sibling);
-				tmp1 = sibling;
-				sibling = tmp2;
-			}
-			tmp2 = N[sibling].right;
-			N[parent].left = tmp2;
-			N[sibling].right = parent;
-			set_parent_black(N, tmp1, sibling);
-			if (tmp2 != PA_SYMB_NIL)
-				N[tmp2].parent = parent;
-			rotate_set_parents(b, parent, sibling, 0);
-			break;
-		}
-	}
-}
-
 void pa_symb_erase(struct pa_symb *b, uint32_t node)
 {
-	struct pa_symb_node *N = b->nodes;
-	uint32_t child = N[node].right, tmp = N[node].left, parent, rebalance;
-
-	if (tmp == PA_SYMB_NIL) {
-		/* at most one child, on the right */
-		parent = N[node].parent;
-		change_child(b, node, child, parent);
-		if (child != PA_SYMB_NIL) {
-			N[child].parent = parent;
-			N[child].red = N[node].red;
-			rebalance = PA_SYMB_NIL;
-		} else {
-			rebalance = N[node].red ? PA_SYMB_NIL : parent;
-		}
-	} else if (child == PA_SYMB_NIL) {
-		/* one child, on the left */
-		parent = N[node].parent;
-		N[tmp].parent = parent;
-		N[tmp].red = N[node].red;
-		change_child(b, node, tmp, parent);
-		rebalance = PA_SYMB_NIL;
-	} else {
-		uint32_t successor = child, child2;
-		tmp = N[child].left;
-		if (tmp == PA_SYMB_NIL) {
-			/* the successor is the right child */
-			parent = successor;
-			child2 = N[successor].right;
-		} else {
-			/* the successor is leftmost in the right subtree */
-			do {
-				parent = successor;
-				successor = tmp;
-				tmp = N[tmp].left;
-			} while (tmp != PA_SYMB_NIL);
-			child2 = N[successor].right;
-			N[parent].left = child2;
-			N[successor].right = child;
-			N[child].parent = successor;
-		}
-		tmp = N[node].left;
-		N[successor].left = tmp;
-		N[tmp].parent = successor;
-		uint32_t np = N[node].parent;
-		uint8_t ncolor = N[node].red;
-		change_child(b, node, successor, np);
-		if (child2 != PA_SYMB_NIL) {
-			set_parent_black(N, child2, parent);
-			rebalance = PA_SYMB_NIL;
-		} else {
-			rebalance = N[successor].red ? PA_SYMB_NIL : parent;
-		}
-		N[successor].parent = np;
-		N[successor].red = ncolor;
-	}
-	if (rebalance != PA_SYMB_NIL)
-		erase_color(b, rebalance);
-	N[node].left = N[node].right = N[node].parent = PA_SYMB_NIL;
+	pa_rb_erase(&b->rb, node);
 	b->live--;
 }
 
 uint32_t pa_symb_first(const struct pa_symb *b)
 {
-	uint32_t n = b->root;
-	if (n == PA_SYMB_NIL)
-		return n;
-	while (b->nodes[n].left != PA_SYMB_NIL)
-		n = b->nodes[n].left;
-	return n;
+	return pa_rb_first(&b->rb);
 }
 
 uint32_t pa_symb_next(const struct pa_symb *b, uint32_t n)
 {
-	const struct pa_symb_node *N = b->nodes;
-	if (N[n].right != PA_SYMB_NIL) {
-		n = N[n].right;
-		while (N[n].left != PA_SYMB_NIL)
-			n = N[n].left;
-		return n;
-	}
-	uint32_t p;
-	while ((p = N[n].parent) != PA_SYMB_NIL && n == N[p].right)
-		n = p;
-	return p;
+	return pa_rb_next(&b->rb, n);
 }
 
 /* ---- perf's fixups ------------------------------------------------------ */
@@ -547,10 +259,11 @@ int pa_symtab_freeze(struct pa_symtab *t, const struct pa_symb *b, bool split_mo
 		struct pa_symtab_node *x = &t->tree[pos[nd]];
 		x->start = N[nd].start;
 		x->end = N[nd].end;
-		x->left = N[nd].left == PA_SYMB_NIL ? PA_SYMB_NIL : pos[N[nd].left];
-		x->right = N[nd].right == PA_SYMB_NIL ? PA_SYMB_NIL : pos[N[nd].right];
+		const struct pa_rb_node *r = &b->rb.node[nd];
+		x->left = r->left == PA_SYMB_NIL ? PA_SYMB_NIL : pos[r->left];
+		x->right = r->right == PA_SYMB_NIL ? PA_SYMB_NIL : pos[r->right];
 	}
-	t->root = pos[b->root];
+	t->root = pos[b->rb.root];
 	t->overlaps = has_overlaps(t->tree, n);
 	free(pos);
 	return 0;
@@ -739,18 +452,15 @@ int pa_sym_opts_read(const struct pa_sym_opts *opts, struct pa_sym_opts *out, st
 		*out = PA_SYM_OPTS_INIT;
 		return 0;
 	}
-	size_t sz = opts->sz;
-	if (sz < sizeof(size_t))
-		return pa_err_set(err, -EINVAL, "symbols: opts.sz %zu too small", sz);
-	if (sz > sizeof(*out)) {
-		const unsigned char *tail = (const unsigned char *)opts + sizeof(*out);
-		for (size_t i = 0; i < sz - sizeof(*out); i++)
-			if (tail[i])
-				return pa_err_set(err, -EINVAL,
-				                  "symbols: unknown non-zero opts fields");
-		sz = sizeof(*out);
+	switch (pa_opts_check(opts, sizeof(*out))) {
+	case 0:
+		break;
+	case -EINVAL:
+		return pa_err_set(err, -EINVAL, "symbols: opts.sz %zu too small", opts->sz);
+	default:
+		return pa_err_set(err, -EINVAL, "symbols: unknown non-zero opts fields");
 	}
-	memcpy(out, opts, sz);
+	pa_opts_copy(out, sizeof(*out), opts);
 	out->sz = sizeof(*out);
 	return 0;
 }

@@ -140,17 +140,7 @@ char *pa_arena_strdup(struct pa_arena *a, const char *s)
 
 int pa_buf_grow(struct pa_buf *b, size_t extra)
 {
-	if (b->len + extra + 1 <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap < b->len + extra + 1)
-		cap *= 2;
-	char *p = realloc(b->data, cap);
-	if (!p)
-		return -ENOMEM;
-	b->data = p;
-	b->cap = cap;
-	return 0;
+	return PA_GROW(b->data, b->cap, b->len + extra + 1, 256);
 }
 
 int pa_buf_add(struct pa_buf *b, const void *p, size_t n)
@@ -351,4 +341,134 @@ const char *pa_fmt_size(char buf[32], uint64_t n)
 	}
 	snprintf(buf, 32, "%llu %s", (unsigned long long)n, units[u]);
 	return buf;
+}
+
+char *pa_vasprintf(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	return s;
+}
+
+char *pa_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = pa_vasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+int pa_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t min_cap)
+{
+	void *p, *q;
+	size_t ncap;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : (min_cap ? min_cap : 1);
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	if (elem && ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	/* *arrp is some T *: read and write it as bytes (all object pointers
+	 * share one representation on the targets pa supports). */
+	memcpy(&p, arrp, sizeof(p));
+	q = realloc(p, ncap * elem);
+	if (!q)
+		return -ENOMEM;
+	memcpy(arrp, &q, sizeof(q));
+	*cap = ncap;
+	return 0;
+}
+
+int pa_write_all(int fd, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	while (n) {
+		ssize_t w = write(fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int pa_opts_check(const void *opts, size_t known)
+{
+	const unsigned char *b = opts;
+	size_t sz;
+
+	if (!opts)
+		return 0;
+	memcpy(&sz, opts, sizeof(sz));
+	if (sz < sizeof(size_t))
+		return -EINVAL;
+	for (size_t i = known; i < sz; i++)
+		if (b[i])
+			return -E2BIG;
+	return 0;
+}
+
+void pa_opts_copy(void *dst, size_t size, const void *opts)
+{
+	size_t sz;
+
+	if (!opts)
+		return;
+	memcpy(&sz, opts, sizeof(sz));
+	memcpy(dst, opts, sz < size ? sz : size);
+}
+
+size_t pa_note_next(const void *buf, size_t len, size_t off, unsigned align, bool swap,
+                    struct pa_note *out)
+{
+	const unsigned char *b = buf;
+	uint32_t w[3], dpad;
+
+	if (!b || off > len || len - off < sizeof(w))
+		return 0;
+	memcpy(w, b + off, sizeof(w));
+	if (swap)
+		for (int i = 0; i < 3; i++)
+			w[i] = __builtin_bswap32(w[i]);
+	off += sizeof(w);
+	out->namesz = w[0];
+	out->descsz = w[1];
+	out->type = w[2];
+	out->name = (const char *)b + off;
+	if (w[0] > len - off)
+		return 0;
+	off = (size_t)PA_ALIGN_UP(off + w[0], align);
+	/* the padded desc size in 32 bits, as libelf has it: a wrap is an error */
+	dpad = (uint32_t)PA_ALIGN_UP(w[1], align);
+	if (off > len || len - off < dpad || (dpad == 0 && w[1] != 0))
+		return 0;
+	out->desc = b + off;
+	return off + dpad;
+}
+
+size_t pa_note_gnu_build_id(const void *buf, size_t len, unsigned align, bool swap, uint8_t *out,
+                            size_t max)
+{
+	struct pa_note nt;
+	size_t off = 0, next;
+
+	while (off < len && (next = pa_note_next(buf, len, off, align, swap, &nt)) > 0) {
+		if (nt.type == PA_NT_GNU_BUILD_ID && nt.namesz == 4 && nt.descsz > 0 &&
+		    memcmp(nt.name, "GNU", 4) == 0) {
+			size_t n = nt.descsz < max ? nt.descsz : max;
+			memcpy(out, nt.desc, n);
+			return n;
+		}
+		off = next;
+	}
+	return 0;
 }

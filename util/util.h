@@ -8,6 +8,7 @@
 #define PA_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -100,6 +101,59 @@ void pa_hex(char *out, const uint8_t *p, size_t n);
 int pa_parse_size(const char *s, uint64_t *out);
 /* "16 MiB", "300 KiB", "12 bytes": whole units, rounded down. */
 const char *pa_fmt_size(char buf[32], uint64_t n);
+
+/* Allocation helpers. pa_asprintf/pa_vasprintf: a malloc'd string (free
+ * it), NULL when out of memory or on a bad format. */
+char *pa_asprintf(const char *fmt, ...) PA_PRINTF(1, 2);
+char *pa_vasprintf(const char *fmt, va_list ap) PA_PRINTF(1, 0);
+
+/* Make room for need elements in the array *arrp (a pointer to the array
+ * pointer) of *cap elements of elem bytes: when need > *cap the capacity
+ * doubles, starting from min_cap when it is 0, until it covers need. 0, or
+ * -ENOMEM with the array and *cap left as they were. */
+int pa_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t min_cap);
+#define PA_GROW(arr, cap, need, min_cap) pa_grow(&(arr), &(cap), (need), sizeof(*(arr)), (min_cap))
+
+/* Write all n bytes to fd, retrying after EINTR and short writes; 0 or
+ * -errno. */
+int pa_write_all(int fd, const void *p, size_t n);
+
+/* Options structs that can grow (libbpf's): a struct starts with size_t
+ * sz, its size as the caller knew it; opts NULL means defaults.
+ * PA_OPTS_HAS: does opts cover field (type is the struct type)?
+ * PA_OPTS_GET: the field when covered, else def. */
+#define PA_OPTS_HAS(opts, type, field)                                                             \
+	((opts) && (opts)->sz >= offsetof(type, field) + sizeof((opts)->field))
+#define PA_OPTS_GET(opts, type, field, def) (PA_OPTS_HAS(opts, type, field) ? (opts)->field : (def))
+/* 0 when opts is NULL, or its sz holds at least sz itself and every byte
+ * from known (this version's sizeof) up to sz is zero. -EINVAL: sz too
+ * small; -E2BIG: a non-zero field this version does not know. */
+int pa_opts_check(const void *opts, size_t known);
+/* Copy the part of opts both sides know, min(opts->sz, size) bytes, over
+ * dst (which the caller has filled with defaults); nothing when opts is
+ * NULL. Unchecked: see pa_opts_check(). */
+void pa_opts_copy(void *dst, size_t size, const void *opts);
+
+/* ELF notes in a byte buffer (no libelf): a list of {n_namesz, n_descsz,
+ * n_type} 32-bit words, each followed by the name and the desc, both
+ * padded to align bytes: 4, or 8 for libelf's ELF_T_NHDR8 (then the desc
+ * starts 8-aligned). The layout checks are libelf's gelf_getnote()'s. */
+#define PA_NT_GNU_BUILD_ID 3
+struct pa_note {
+	uint32_t namesz, descsz, type;
+	const char *name;    /* namesz bytes, in the buffer */
+	const uint8_t *desc; /* descsz bytes, in the buffer */
+};
+/* The note at off of buf[0, len): header words in host order, or byte
+ * swapped when swap. Returns the offset of the next note, or 0 when no
+ * whole note starts at off (end of the list, truncated, malformed). */
+size_t pa_note_next(const void *buf, size_t len, size_t off, unsigned align, bool swap,
+                    struct pa_note *out);
+/* The first NT_GNU_BUILD_ID note owned by "GNU" with a non-empty desc, up
+ * to the first malformed note: at most max bytes of its desc copied to
+ * out. Returns the number of bytes copied, 0 when there is none. */
+size_t pa_note_gnu_build_id(const void *buf, size_t len, unsigned align, bool swap, uint8_t *out,
+                            size_t max);
 
 /* Open-addressing hash map from u64 keys to pointers (keys != 0 reserved
  * by nothing: presence is tracked separately). */

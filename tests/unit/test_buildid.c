@@ -35,17 +35,6 @@
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	char *s = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	assert_true(vasprintf(&s, fmt, ap) >= 0);
-	va_end(ap);
-	return s;
-}
-
 static char *tmpdir_new(void)
 {
 	char t[] = "/tmp/pa-bid-XXXXXX";
@@ -158,7 +147,7 @@ static char *run(const char *cmd, int *status)
 
 static bool have_cmd(const char *name)
 {
-	char *cmd = xasprintf("command -v %s >/dev/null 2>&1", name);
+	char *cmd = pa_asprintf("command -v %s >/dev/null 2>&1", name);
 	bool ok = system(cmd) == 0;
 	free(cmd);
 	return ok;
@@ -263,7 +252,7 @@ static void test_read_elf_self_vs_readelf(void **state)
 	exe[n] = 0;
 	if (!have_cmd("readelf"))
 		skip();
-	cmd = xasprintf("LC_ALL=C readelf -n '%s'", exe);
+	cmd = pa_asprintf("LC_ALL=C readelf -n '%s'", exe);
 	out = run(cmd, NULL);
 	free(cmd);
 	assert_non_null(out);
@@ -400,7 +389,7 @@ static size_t make_elf(struct elfw *w, bool is64, bool be, bool sections, size_t
 static void test_read_elf_any_class_byte_order(void **state)
 {
 	(void)state;
-	char *dir = tmpdir_new(), *p = xasprintf("%s/synthetic.elf", dir);
+	char *dir = tmpdir_new(), *p = pa_asprintf("%s/synthetic.elf", dir);
 	struct pa_buildid want = id_hex("0123456789abcdef0123456789abcdef01234567"), got;
 	struct pa_err err = {0};
 	struct elfw w;
@@ -444,7 +433,7 @@ static void test_sha1_fallback(void **state)
 	assert_int_equal(pa_buildid_sha1_file(PA_TEST_TINY_NOID, &sha, &err), 0);
 	assert_int_equal(sha.size, 20);
 	if (have_cmd("sha1sum")) {
-		cmd = xasprintf("sha1sum '%s'", PA_TEST_TINY_NOID);
+		cmd = pa_asprintf("sha1sum '%s'", PA_TEST_TINY_NOID);
 		out = run(cmd, NULL);
 		assert_int_equal(sscanf(out, "%40[0-9a-f]", want), 1);
 		pa_buildid_to_hex(&sha, hex);
@@ -498,7 +487,7 @@ static char *make_notes_file(const char *dir, const struct pa_buildid *id)
 	unsigned char b[512];
 	size_t n = 0;
 	uint32_t v = 0x12345;
-	char *p = xasprintf("%s/notes-%02x", dir, id->data[0]);
+	char *p = pa_asprintf("%s/notes-%02x", dir, id->data[0]);
 	n += put_native_note(b + n, "Xen", 1, &v, 4);
 	n += put_native_note(b + n, "Linux", 0x100, "6.1", 4);
 	n += put_native_note(b + n, "GNU", 3, id->data, id->size);
@@ -518,7 +507,7 @@ static void test_running_kernel(void **state)
 	assert_int_equal(pa_buildid_running_kernel(notes, &got, &err), 0);
 	assert_true(pa_buildid_equal(&got, &want));
 	free(notes);
-	notes = xasprintf("%s/nonote", dir);
+	notes = pa_asprintf("%s/nonote", dir);
 	size_t n = put_native_note(b, "Linux", 0x100, "6.1", 4);
 	write_file(notes, b, n - 2); /* truncated too */
 	assert_int_equal(pa_buildid_running_kernel(notes, &got, &err), -PA_ERR_NOT_FOUND);
@@ -565,7 +554,8 @@ static int stop_cb(void *ctx, const struct pa_buildid *id, const char *dso, cons
 static void test_cache_add_find_remove_purge(void **state)
 {
 	(void)state;
-	char *dir = tmpdir_new(), *cdir = xasprintf("%s/cache", dir), *p, *want, hex[41], lnk[PATH_MAX];
+	char *dir = tmpdir_new(), *cdir = pa_asprintf("%s/cache", dir), *p, *want, hex[41],
+	     lnk[PATH_MAX];
 	struct pa_err err = {0};
 	struct pa_bcache *c = pa_bcache_open(cdir, &err);
 	struct pa_buildid a = id_of(PA_TEST_TINY_A), b = id_of(PA_TEST_TINY_B), k;
@@ -589,7 +579,7 @@ static void test_cache_add_find_remove_purge(void **state)
 			 0);
 	pa_buildid_to_hex(&a, hex);
 	p = pa_bcache_find(c, &a, PA_BCACHE_ELF, &err);
-	want = xasprintf("%s/opt/app/tiny/%s/elf", cdir, hex);
+	want = pa_asprintf("%s/opt/app/tiny/%s/elf", cdir, hex);
 	assert_non_null(p);
 	assert_string_equal(p, want);
 	assert_true(same_file_content(p, PA_TEST_TINY_A));
@@ -598,11 +588,11 @@ static void test_cache_add_find_remove_purge(void **state)
 	assert_true(st.st_mode & 0100);
 	free(p);
 	free(want);
-	p = xasprintf("%s/.build-id/%.2s/%s", cdir, hex, hex + 2);
+	p = pa_asprintf("%s/.build-id/%.2s/%s", cdir, hex, hex + 2);
 	n = readlink(p, lnk, sizeof(lnk) - 1);
 	assert_true(n > 0);
 	lnk[n] = 0;
-	want = xasprintf("../../opt/app/tiny/%s", hex);
+	want = pa_asprintf("../../opt/app/tiny/%s", hex);
 	assert_string_equal(lnk, want);
 	free(want);
 	free(p);
@@ -610,7 +600,7 @@ static void test_cache_add_find_remove_purge(void **state)
 	assert_string_equal(p, "/opt/app/tiny");
 	free(p);
 	p = pa_bcache_entry_dir(c, &a, &err);
-	want = xasprintf("%s/opt/app/tiny/%s", cdir, hex);
+	want = pa_asprintf("%s/opt/app/tiny/%s", cdir, hex);
 	assert_string_equal(p, want);
 	free(p);
 	free(want);
@@ -627,7 +617,7 @@ static void test_cache_add_find_remove_purge(void **state)
 	assert_int_equal(pa_bcache_add_file(c, PA_TEST_TINY_B, "/opt/app/other", &a, PA_BCACHE_ELF,
 					    &err),
 			 -PA_ERR_BUILDID_MISMATCH);
-	p = xasprintf("%s/opt/app/other/%s/elf", cdir, hex);
+	p = pa_asprintf("%s/opt/app/other/%s/elf", cdir, hex);
 	assert_int_equal(access(p, F_OK), -1);
 	free(p);
 
@@ -637,7 +627,7 @@ static void test_cache_add_find_remove_purge(void **state)
 			 0);
 	pa_buildid_to_hex(&k, hex);
 	p = pa_bcache_find(c, &k, PA_BCACHE_KALLSYMS, &err);
-	want = xasprintf("%s/[kernel.kallsyms]/%s/kallsyms", cdir, hex);
+	want = pa_asprintf("%s/[kernel.kallsyms]/%s/kallsyms", cdir, hex);
 	assert_string_equal(p, want);
 	free(p);
 	free(want);
@@ -665,7 +655,7 @@ static void test_cache_add_find_remove_purge(void **state)
 	/* Remove one id: link first, then its directory. */
 	assert_int_equal(pa_bcache_remove(c, &k, &err), 0);
 	assert_null(pa_bcache_find(c, &k, PA_BCACHE_KALLSYMS, &err));
-	p = xasprintf("%s/[kernel.kallsyms]/%s", cdir, hex);
+	p = pa_asprintf("%s/[kernel.kallsyms]/%s", cdir, hex);
 	assert_int_equal(access(p, F_OK), -1);
 	free(p);
 	assert_int_equal(pa_bcache_remove(c, &k, &err), -PA_ERR_NOT_FOUND);
@@ -752,7 +742,7 @@ static pid_t fifo_writer(const char *fifo, const void *data, size_t len)
 static void test_cache_conflict(void **state)
 {
 	(void)state;
-	char *dir = tmpdir_new(), *cdir = xasprintf("%s/cache", dir), *p, hex[41];
+	char *dir = tmpdir_new(), *cdir = pa_asprintf("%s/cache", dir), *p, hex[41];
 	struct pa_err err = {0};
 	struct pa_bcache *c = pa_bcache_open(cdir, &err);
 	unsigned char x[70000], y[70000];
@@ -780,7 +770,7 @@ static void test_cache_conflict(void **state)
 			 -PA_ERR_BUILDID_MISMATCH);
 
 	/* Same through a FIFO (copied to a temporary first, then compared). */
-	char *fifo = xasprintf("%s/fifo", dir);
+	char *fifo = pa_asprintf("%s/fifo", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	pid_t w = fifo_writer(fifo, y, sizeof(y));
 	assert_int_equal(pa_bcache_add_file(c, fifo, "[kernel.kallsyms]", &id, PA_BCACHE_KALLSYMS,
@@ -812,13 +802,13 @@ static void test_cache_conflict(void **state)
 	assert_string_equal(p, "/lib/tiny");
 	free(p);
 	pa_buildid_to_hex(&a, hex);
-	p = xasprintf("%s/usr/lib/tiny/%s/elf", cdir, hex);
+	p = pa_asprintf("%s/usr/lib/tiny/%s/elf", cdir, hex);
 	assert_true(same_file_content(p, PA_TEST_TINY_A));
 	free(p);
 
 	/* A dangling link is replaced. */
 	assert_int_equal(pa_bcache_remove(c, &a, &err), 0);
-	p = xasprintf("%s/.build-id/%.2s/%s", cdir, hex, hex + 2);
+	p = pa_asprintf("%s/.build-id/%.2s/%s", cdir, hex, hex + 2);
 	assert_int_equal(symlink("../../gone/away/x", p), 0);
 	assert_int_equal(pa_bcache_add_file(c, PA_TEST_TINY_A, "/usr/lib/tiny", &a,
 					    PA_BCACHE_ELF, &err),
@@ -840,7 +830,7 @@ static void test_cache_conflict(void **state)
 static void test_cache_concurrent(void **state)
 {
 	(void)state;
-	char *dir = tmpdir_new(), *cdir = xasprintf("%s/cache", dir);
+	char *dir = tmpdir_new(), *cdir = pa_asprintf("%s/cache", dir);
 	unsigned char *shared = malloc(BIG), *cx = malloc(BIG), *cy = malloc(BIG);
 	struct pa_buildid sid, cid, aid = id_of(PA_TEST_TINY_A), uid[NCHILD];
 	pid_t pids[NCHILD];
@@ -957,12 +947,12 @@ static void test_cache_concurrent(void **state)
 		assert_int_equal(stat(s.paths[i], &st), 0);
 		assert_true(S_ISDIR(st.st_mode));
 	}
-	char *cmd = xasprintf("find '%s/.build-id' -type l | wc -l", cdir);
+	char *cmd = pa_asprintf("find '%s/.build-id' -type l | wc -l", cdir);
 	char *out = run(cmd, NULL);
 	assert_int_equal(atoi(out), NCHILD + 3);
 	free(out);
 	free(cmd);
-	cmd = xasprintf("find -L '%s/.build-id' -type l | wc -l", cdir); /* dangling ones */
+	cmd = pa_asprintf("find -L '%s/.build-id' -type l | wc -l", cdir); /* dangling ones */
 	out = run(cmd, NULL);
 	assert_int_equal(atoi(out), 0);
 	free(out);
@@ -979,8 +969,8 @@ static void test_cache_concurrent(void **state)
 
 static bool find_tmp_with_data(const char *entry, off_t min)
 {
-	char *cmd = xasprintf("find '%s' -name '.tmp-*' -size +%lldc 2>/dev/null", entry,
-			      (long long)min);
+	char *cmd =
+	    pa_asprintf("find '%s' -name '.tmp-*' -size +%lldc 2>/dev/null", entry, (long long)min);
 	char *out = run(cmd, NULL);
 	bool found = out && out[0];
 	free(out);
@@ -991,7 +981,7 @@ static bool find_tmp_with_data(const char *entry, off_t min)
 static void test_cache_crash_mid_add(void **state)
 {
 	(void)state;
-	char *dir = tmpdir_new(), *cdir = xasprintf("%s/cache", dir), *fifo, *entry, *final, *lp;
+	char *dir = tmpdir_new(), *cdir = pa_asprintf("%s/cache", dir), *fifo, *entry, *final, *lp;
 	char hex[41];
 	unsigned char *data = malloc(BIG);
 	struct pa_buildid id;
@@ -1001,10 +991,10 @@ static void test_cache_crash_mid_add(void **state)
 	fill(data, BIG, 7);
 	pa_buildid_sha1_mem(data, BIG, &id);
 	pa_buildid_to_hex(&id, hex);
-	fifo = xasprintf("%s/src.fifo", dir);
-	entry = xasprintf("%s/opt/crash/x/%s", cdir, hex);
-	final = xasprintf("%s/kallsyms", entry);
-	lp = xasprintf("%s/.build-id/%.2s/%s", cdir, hex, hex + 2);
+	fifo = pa_asprintf("%s/src.fifo", dir);
+	entry = pa_asprintf("%s/opt/crash/x/%s", cdir, hex);
+	final = pa_asprintf("%s/kallsyms", entry);
+	lp = pa_asprintf("%s/.build-id/%.2s/%s", cdir, hex, hex + 2);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 
 	pid_t pid = fork();
@@ -1079,19 +1069,19 @@ struct fx {
 static void fx_init(struct fx *x)
 {
 	x->dir = tmpdir_new();
-	x->cache = xasprintf("%s/cache", x->dir);
-	x->symfs_good = xasprintf("%s/symfs-good", x->dir);
-	x->symfs_bad = xasprintf("%s/symfs-bad", x->dir);
-	x->sysdebug = xasprintf("%s/sysdebug", x->dir);
-	x->orig = xasprintf("%s/orig/opt/app/tiny", x->dir);
+	x->cache = pa_asprintf("%s/cache", x->dir);
+	x->symfs_good = pa_asprintf("%s/symfs-good", x->dir);
+	x->symfs_bad = pa_asprintf("%s/symfs-bad", x->dir);
+	x->sysdebug = pa_asprintf("%s/sysdebug", x->dir);
+	x->orig = pa_asprintf("%s/orig/opt/app/tiny", x->dir);
 	x->a = id_of(PA_TEST_TINY_A);
 	x->b = id_of(PA_TEST_TINY_B);
 	mkdirs(x->sysdebug);
 	/* Two different builds at the same original path in two roots. */
-	char *p = xasprintf("%s%s", x->symfs_good, x->orig);
+	char *p = pa_asprintf("%s%s", x->symfs_good, x->orig);
 	copy_file(PA_TEST_TINY_A, p);
 	free(p);
-	p = xasprintf("%s%s", x->symfs_bad, x->orig);
+	p = pa_asprintf("%s%s", x->symfs_bad, x->orig);
 	copy_file(PA_TEST_TINY_B, p);
 	free(p);
 }
@@ -1167,7 +1157,7 @@ static void test_finder_chain(void **state)
 
 	/* The original path has the other build: the system debug dir has
 	 * this one... */
-	p = xasprintf("%s/.build-id/%.2s/%s.debug", x.sysdebug, hex, hex + 2);
+	p = pa_asprintf("%s/.build-id/%.2s/%s.debug", x.sysdebug, hex, hex + 2);
 	copy_file(PA_TEST_TINY_A, p);
 	free(p);
 	EXPECT_FIND(f, x.orig, &x.a, PA_FIND_OK, "system-debug");
@@ -1225,7 +1215,7 @@ static void test_finder_chain(void **state)
 	assert_non_null(strstr(got, x.cache));
 	free(got);
 	pa_buildid_to_hex(&x.b, hex);
-	p = xasprintf("%s/.build-id/%.2s/%s.debug", x.sysdebug, hex, hex + 2);
+	p = pa_asprintf("%s/.build-id/%.2s/%s.debug", x.sysdebug, hex, hex + 2);
 	copy_file(PA_TEST_TINY_A, p); /* wrong file under b's name */
 	free(p);
 	pa_bcache_remove(c, &x.b, &err);
@@ -1233,7 +1223,7 @@ static void test_finder_chain(void **state)
 
 	/* Deleted mappings: found by id if possible (even at the old path when
 	 * the file there has the same id), else DELETED, not MISMATCH. */
-	char *del = xasprintf("%s (deleted)", x.orig);
+	char *del = pa_asprintf("%s (deleted)", x.orig);
 	struct pa_buildid gone = id_hex("4444444444444444444444444444444444444444");
 	EXPECT_FIND(f, del, &x.a, PA_FIND_OK, "system-debug");
 	EXPECT_FIND(f, del, &x.b, PA_FIND_OK, "path");
@@ -1291,7 +1281,7 @@ static void test_finder_kallsyms(void **state)
 
 	fx_init(&x);
 	notes = make_notes_file(x.dir, &here);
-	kall = xasprintf("%s/proc-kallsyms", x.dir);
+	kall = pa_asprintf("%s/proc-kallsyms", x.dir);
 	write_file(kall, "0000000000000000 A fixed_percpu_data\nffffffff81000000 T _text\n", 62);
 	struct pa_finder_opts o = PA_FINDER_OPTS(.buildid_dir = x.cache, .no_debuginfod = true,
 						 .kernel_notes = notes, .proc_kallsyms = kall);
@@ -1316,7 +1306,7 @@ static void test_finder_kallsyms(void **state)
 	/* perf's old layout: DIR/[kernel.kallsyms]/<hex> is the file. */
 	struct pa_buildid old = id_hex("3333333333333333333333333333333333333333");
 	pa_buildid_to_hex(&old, hex);
-	char *p = xasprintf("%s/[kernel.kallsyms]/%s", x.cache, hex);
+	char *p = pa_asprintf("%s/[kernel.kallsyms]/%s", x.cache, hex);
 	write_file(p, "x T y\n", 6);
 	assert_int_equal(pa_finder_find_kallsyms(f, &old, &got), PA_FIND_OK);
 	assert_string_equal(got, p);
@@ -1433,8 +1423,8 @@ static void test_finder_debuginfod(void **state)
 	fx_init(&x);
 	pa_buildid_to_hex(&x.a, hex);
 	pid_t srv = fake_debuginfod(hex, PA_TEST_TINY_A, &port);
-	url = xasprintf("http://127.0.0.1:%d", port);
-	dcache = xasprintf("%s/debuginfod-cache", x.dir);
+	url = pa_asprintf("http://127.0.0.1:%d", port);
+	dcache = pa_asprintf("%s/debuginfod-cache", x.dir);
 	setenv("DEBUGINFOD_URLS", url, 1);
 	setenv("DEBUGINFOD_CACHE_PATH", dcache, 1);
 	setenv("DEBUGINFOD_TIMEOUT", "5", 1);
@@ -1497,9 +1487,9 @@ static void test_interop_perf(void **state)
 	if (!have_libc)
 		libc_id = id_of(PA_TEST_TINY_B);
 	dir = tmpdir_new();
-	t1 = xasprintf("%s/pa-made", dir);
-	t2 = xasprintf("%s/perf-made", dir);
-	t3 = xasprintf("%s/perf-record", dir);
+	t1 = pa_asprintf("%s/pa-made", dir);
+	t2 = pa_asprintf("%s/perf-made", dir);
+	t3 = pa_asprintf("%s/perf-record", dir);
 
 	/* pa writes, perf reads. */
 	c = pa_bcache_open(t1, &err);
@@ -1516,8 +1506,8 @@ static void test_interop_perf(void **state)
 		assert_int_equal(pa_bcache_add_file(c, "/proc/kallsyms", "[kernel.kallsyms]", &k,
 						    PA_BCACHE_KALLSYMS, &err),
 				 0);
-	cmd = xasprintf("PERF_CONFIG=/dev/null perf --buildid-dir '%s' buildid-cache --list 2>&1",
-			t1);
+	cmd = pa_asprintf("PERF_CONFIG=/dev/null perf --buildid-dir '%s' buildid-cache --list 2>&1",
+	                  t1);
 	out = run(cmd, &st);
 	free(cmd);
 	assert_int_equal(st, 0);
@@ -1535,7 +1525,7 @@ static void test_interop_perf(void **state)
 	free(out);
 	/* perf reads the build-id of the file pa cached. */
 	p = pa_bcache_find(c, &a, PA_BCACHE_ELF, &err);
-	cmd = xasprintf("PERF_CONFIG=/dev/null perf buildid-list -i '%s' 2>&1", p);
+	cmd = pa_asprintf("PERF_CONFIG=/dev/null perf buildid-list -i '%s' 2>&1", p);
 	out = run(cmd, &st);
 	pa_buildid_to_hex(&a, hex);
 	assert_non_null(strstr(out, hex));
@@ -1543,18 +1533,20 @@ static void test_interop_perf(void **state)
 	free(cmd);
 	free(p);
 	/* perf removes and purges pa's entries. */
-	cmd = xasprintf("PERF_CONFIG=/dev/null perf --buildid-dir '%s' buildid-cache --remove '%s' "
-			"2>&1",
-			t1, PA_TEST_TINY_A);
+	cmd =
+	    pa_asprintf("PERF_CONFIG=/dev/null perf --buildid-dir '%s' buildid-cache --remove '%s' "
+	                "2>&1",
+	                t1, PA_TEST_TINY_A);
 	out = run(cmd, &st);
 	assert_int_equal(st, 0);
 	free(out);
 	free(cmd);
 	assert_null(pa_bcache_find(c, &a, PA_BCACHE_ELF, &err));
 	assert_int_equal(err.code, -PA_ERR_NOT_FOUND);
-	cmd = xasprintf("PERF_CONFIG=/dev/null perf --buildid-dir '%s' buildid-cache --purge '%s' "
-			"2>&1",
-			t1, name);
+	cmd =
+	    pa_asprintf("PERF_CONFIG=/dev/null perf --buildid-dir '%s' buildid-cache --purge '%s' "
+	                "2>&1",
+	                t1, name);
 	out = run(cmd, &st);
 	assert_int_equal(st, 0);
 	free(out);
@@ -1563,9 +1555,9 @@ static void test_interop_perf(void **state)
 	pa_bcache_close(c);
 
 	/* perf writes, pa reads. */
-	cmd = xasprintf("PERF_CONFIG=/dev/null perf --buildid-dir '%s' buildid-cache --add '%s' "
-			"2>&1",
-			t2, name);
+	cmd = pa_asprintf("PERF_CONFIG=/dev/null perf --buildid-dir '%s' buildid-cache --add '%s' "
+	                  "2>&1",
+	                  t2, name);
 	out = run(cmd, &st);
 	assert_int_equal(st, 0);
 	free(out);
@@ -1577,7 +1569,7 @@ static void test_interop_perf(void **state)
 	free(p);
 	/* perf also caches the separate debug file when the system has one. */
 	pa_buildid_to_hex(&libc_id, hex);
-	p = xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	p = pa_asprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 	if (access(p, R_OK) == 0) {
 		char *d = pa_bcache_find(c, &libc_id, PA_BCACHE_DEBUG, &err);
 		assert_non_null(d);
@@ -1601,12 +1593,13 @@ static void test_interop_perf(void **state)
 	/* perf record caches the running kernel's kallsyms; pa's finder uses
 	 * that copy.  Skipped when perf may not record here. */
 	if (pa_buildid_running_kernel(NULL, &kid, &err) == 0) {
-		cmd = xasprintf("cd '%s' && PERF_CONFIG=/dev/null perf --buildid-dir '%s/cache' record "
-				"-q -o '%s/perf.data' -e cpu-clock true >/dev/null 2>&1",
-				dir, t3, t3);
+		cmd = pa_asprintf(
+		    "cd '%s' && PERF_CONFIG=/dev/null perf --buildid-dir '%s/cache' record "
+		    "-q -o '%s/perf.data' -e cpu-clock true >/dev/null 2>&1",
+		    dir, t3, t3);
 		mkdirs(t3);
 		if (system(cmd) == 0) {
-			char *cache = xasprintf("%s/cache", t3);
+			char *cache = pa_asprintf("%s/cache", t3);
 			struct pa_finder_opts ko = PA_FINDER_OPTS(.buildid_dir = cache,
 								  .no_debuginfod = true);
 			f = pa_finder_new(&ko, &err);

@@ -836,7 +836,7 @@ static int rb_check(const struct pa_symb *b, uint32_t n, uint32_t parent, int *c
 {
 	if (n == PA_SYMB_NIL)
 		return 1;
-	const struct pa_symb_node *N = b->nodes;
+	const struct pa_rb_node *N = b->rb.node;
 	assert_int_equal(N[n].parent, parent);
 	if (N[n].red) {
 		assert_true(N[n].left == PA_SYMB_NIL || !N[N[n].left].red);
@@ -852,9 +852,9 @@ static int rb_check(const struct pa_symb *b, uint32_t n, uint32_t parent, int *c
 static void tree_check(const struct pa_symb *b)
 {
 	int count = 0;
-	if (b->root != PA_SYMB_NIL)
-		assert_false(b->nodes[b->root].red);
-	rb_check(b, b->root, PA_SYMB_NIL, &count);
+	if (b->rb.root != PA_SYMB_NIL)
+		assert_false(b->rb.node[b->rb.root].red);
+	rb_check(b, b->rb.root, PA_SYMB_NIL, &count);
 	assert_int_equal((size_t)count, b->live);
 	/* in order: sorted by start, equal starts in insertion order */
 	uint32_t prev = PA_SYMB_NIL;
@@ -871,13 +871,13 @@ static void tree_check(const struct pa_symb *b)
 /* perf's symbols__find() on the builder's tree */
 static const struct pa_symb_node *walk(const struct pa_symb *b, uint64_t ip)
 {
-	uint32_t n = b->root;
+	uint32_t n = b->rb.root;
 	while (n != PA_SYMB_NIL) {
 		const struct pa_symb_node *s = &b->nodes[n];
 		if (ip < s->start)
-			n = s->left;
+			n = b->rb.node[n].left;
 		else if (ip > s->end || (ip == s->end && ip != s->start))
-			n = s->right;
+			n = b->rb.node[n].right;
 		else
 			return s;
 	}
