@@ -119,7 +119,7 @@ static uint64_t str_hash_idx(void *ctx, uint32_t i)
 
 static const char *intern_str(struct cg_state *c, const char *s)
 {
-	if (pa_report_table_grow(&c->stable, &c->stable_cap, c->nr_str, str_hash_idx, c))
+	if (pa_index_table_grow(&c->stable, &c->stable_cap, c->nr_str, str_hash_idx, c))
 		return NULL;
 	size_t mask = c->stable_cap - 1, j = str_hash(s) & mask;
 	for (; c->stable[j]; j = (j + 1) & mask)
@@ -167,7 +167,7 @@ static uint64_t mkey_hash_idx(void *ctx, uint32_t i)
 /* The match id of a frame loc: what perf's match_chain compares. */
 static int loc_match(struct pa_report *r, struct cg_state *c, uint32_t li, uint32_t *out)
 {
-	struct loc *l = &r->locs[li];
+	struct pa_loc *l = &pa_report_locs(r)[li];
 	if (l->match) {
 		*out = l->match - 1;
 		return 0;
@@ -179,7 +179,7 @@ static int loc_match(struct pa_report *r, struct cg_state *c, uint32_t li, uint3
 	} else {
 		k.v = l->ip;
 	}
-	if (pa_report_table_grow(&c->mtable, &c->mtable_cap, c->nr_m, mkey_hash_idx, c))
+	if (pa_index_table_grow(&c->mtable, &c->mtable_cap, c->nr_m, mkey_hash_idx, c))
 		return -ENOMEM;
 	size_t mask = c->mtable_cap - 1, j = mkey_hash(&k) & mask;
 	for (; c->mtable[j]; j = (j + 1) & mask) {
@@ -339,7 +339,7 @@ static int findnew_entry(struct pa_report *r, struct cg_state *c, const struct c
 {
 	if (c->etree) /* (create: perf's flow checks duplicates before) */
 		return findnew_in_tree(r, c, tmp, out);
-	if (pa_report_table_grow(&c->table, &c->table_cap, c->nr, entry_hash_idx, r))
+	if (pa_index_table_grow(&c->table, &c->table_cap, c->nr, entry_hash_idx, r))
 		return -ENOMEM;
 	size_t mask = c->table_cap - 1, j = entry_hash(r, c, tmp) & mask;
 	for (; c->table[j]; j = (j + 1) & mask)
@@ -400,7 +400,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	}
 	const struct cg_params *p = &r->cg;
 	/* the cursor, perf's thread__resolve_callchain_sample */
-	const struct loc *root = &r->locs[b->loc];
+	const struct pa_loc *root = &pa_report_locs(r)[b->loc];
 	const struct pa_sym *parent = NULL;
 	bool refiltered = false;
 	size_t nc = 0;
@@ -409,7 +409,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	int take = n;
 	for (int i = 0; i < take; i++) {
 		uint32_t li = p->caller ? r->frames[n - 1 - i] : r->frames[i];
-		const struct loc *l = &r->locs[li];
+		const struct pa_loc *l = &pa_report_locs(r)[li];
 		if (l->sym) {
 			if (r->has_parent_re && !parent &&
 			    re_hit(&r->parent_re, c->parent_hit, li, l->sym)) {
@@ -489,7 +489,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	c->he_cache[nr_cache++] = self;
 	char level = root->level;
 	for (size_t i = 0; i < nc; i++) {
-		const struct loc *l = &r->locs[c->cursor[i]];
+		const struct pa_loc *l = &pa_report_locs(r)[c->cursor[i]];
 		bent[i + 1] = UINT32_MAX;
 		/* perf's fill_callchain_info: the level follows the maps the
 		 * address was found in; without a map or a symbol, the
@@ -664,9 +664,9 @@ int pa_cg_build(struct pa_report *r)
 	c->dso_canon = calloc(nd + 1, sizeof(*c->dso_canon));
 	c->bcur = calloc(r->nr_buckets + 1, sizeof(*c->bcur));
 	c->bent_off = calloc(r->nr_buckets + 1, sizeof(*c->bent_off));
-	c->parent_hit = calloc(r->nr_locs + 1, 1);
-	c->ignore_hit = calloc(r->nr_locs + 1, 1);
-	size_t self_bytes = (r->nr_locs + 1) * sizeof(*c->memo);
+	c->parent_hit = calloc(pa_resolver_nr_locs(r->res) + 1, 1);
+	c->ignore_hit = calloc(pa_resolver_nr_locs(r->res) + 1, 1);
+	size_t self_bytes = (pa_resolver_nr_locs(r->res) + 1) * sizeof(*c->memo);
 	size_t memo_bytes = r->cg.children ? self_bytes : 0;
 	if (pa_report_mem_check(r, memo_bytes + self_bytes))
 		return -PA_ERR_LIMIT;
@@ -840,7 +840,7 @@ static int gnode_cumul_cmp(const void *pa, const void *pb)
 
 static uint32_t el_match(const struct printer *pr, const struct ch *h, uint32_t depth)
 {
-	return pr->r->locs[h->el[depth]].match - 1;
+	return pa_report_locs(pr->r)[h->el[depth]].match - 1;
 }
 
 static int ch_key_cmp(const void *pa, const void *pb)
@@ -889,7 +889,7 @@ static struct gnode *split(struct printer *pr, uint32_t lo, uint32_t hi, uint32_
 			if (chs[k].ord < chs[first].ord)
 				first = k;
 		}
-		g.first_ip = pr->r->locs[chs[first].el[depth]].ip;
+		g.first_ip = pa_report_locs(pr->r)[chs[first].el[depth]].ip;
 		v[n++] = g;
 		i = j;
 	}
@@ -945,7 +945,7 @@ static void extend(struct printer *pr, struct gnode *g)
  * one is smaller (MATCH_LT), 0 equal. */
 static int match_entries(const struct printer *pr, uint32_t new_li, uint32_t old_li)
 {
-	const struct loc *n = &pr->r->locs[new_li], *o = &pr->r->locs[old_li];
+	const struct pa_loc *n = &pa_report_locs(pr->r)[new_li], *o = &pa_report_locs(pr->r)[old_li];
 	uint32_t dn = n->dso ? n->dso->idx + 1 : 0, dold = o->dso ? o->dso->idx + 1 : 0;
 	if (dold != dn)
 		return dold < dn ? -1 : 1;
@@ -1177,7 +1177,7 @@ static struct gnode *children(struct printer *pr, const struct gnode *g, uint64_
 
 static const char *el_name(const struct printer *pr, uint32_t li, char *buf, size_t size)
 {
-	const struct loc *l = &pr->r->locs[li];
+	const struct pa_loc *l = &pa_report_locs(pr->r)[li];
 	if (l->sym)
 		return l->sym->name;
 	snprintf(buf, size, "%#" PRIx64, l->ip);
@@ -1423,7 +1423,7 @@ static int flat_cmp(const void *pa, const void *pb)
  * marker's (an unwinder's end-of-stack 0xffffffffffffffff). */
 static bool hidden_el(const struct printer *pr, uint32_t li)
 {
-	const struct loc *l = &pr->r->locs[li];
+	const struct pa_loc *l = &pa_report_locs(pr->r)[li];
 	return !l->sym && l->ip >= PA_CONTEXT_MAX;
 }
 

@@ -16,56 +16,11 @@
 #include <stdatomic.h>
 
 #include "report.h"
-#include "buildid/buildid.h"
-#include "symbols/symbols.h"
+#include "resolver/resolver.h"
 
-struct dso_syms {
-	int state; /* 0 untried, 1 loaded, 2 borrows the kernel's, -1 failed */
-	struct pa_symtab *tab;
-	struct dso_syms *borrow;
-	const char *why; /* for -v: why it has no symbols (failed, or a table with none) */
-	const char *from; /* for -v: where its symbols came from, when worth saying */
-	bool live; /* the running kernel's symbols (perf then also reads /proc/kcore) */
-	char *elf_path;          /* the file the symbols came from (ELF DSOs) */
-	struct pa_srcinfo *src;  /* source lines, opened on first use */
-	/* --vmlinux: tab holds the vmlinux's .text symbols, keyed by file
-	 * offset; a kernel address a in [vml_start, vml_end) (perf's kernel
-	 * map once it has loaded the vmlinux) is at offset
-	 * a - vml_start + vml_pgoff. */
-	bool vmlinux;
-	uint64_t vml_start, vml_end, vml_pgoff;
-	/* the kernel's locs now hold perf's map-relative address there (the
-	 * file offset), as perf's kernel map does once remapped */
-	bool vml_remapped;
-	/* A kernel module (resolve.c): perf's module map [kmod_start,
-	 * kmod_end) at kmod_pgoff (the .ko's .text offset once symbols came
-	 * from a .ko, kmod_ko); with kmod_remapped its locs hold perf's
-	 * map-relative address a - kmod_start + kmod_pgoff, which tab is
-	 * keyed by. kmod_late: kallsyms' share perf adds after the module
-	 * was loaded (the kernel's first sample came later), owned by tab;
-	 * it serves the locations first seen since then, whose addresses are
-	 * kmod_late_addrs (sorted, in the report's arena). */
-	bool kmod, kmod_ko, kmod_remapped;
-	uint64_t kmod_start, kmod_end, kmod_pgoff;
-	struct pa_symtab *kmod_late;
-	uint64_t *kmod_late_addrs;
-	size_t nr_kmod_late_addrs;
-};
 
-/* A unique place samples or call-chain entries landed: symbolized once.
- * For a sample ip, addr is map-relative (the raw ip when no map covers
- * it) and ip is 0; a call-chain entry also keeps its raw ip, which perf
- * shows and compares for entries without a symbol. */
-struct loc {
-	struct pa_dso *dso;
-	uint64_t addr;
-	uint64_t ip;
-	char level;
-	bool kernel; /* found in the kernel's maps */
-	uint32_t match; /* call-graph match id (callgraph.c), 0 = not yet */
-	const struct pa_sym *sym;
-	const char *srcline; /* --sort srcline only */
-};
+
+
 
 /* A node of the raw stack trie: node 0 is the empty stack; a node's
  * path from the root is a call chain from its outermost entry to the
@@ -139,14 +94,7 @@ struct pa_report {
 	struct pa_stream *stream;
 	struct pa_session *session;
 	struct pa_report_opts opts;
-	struct pa_finder *finder;
-	struct dso_syms *dsyms;
-	unsigned nr_dsyms;
-
-	struct loc *locs;
-	size_t nr_locs, cap_locs;
-	uint32_t *loc_table; /* open addressing: loc index + 1 */
-	size_t loc_table_cap;
+	struct pa_resolver *res; /* locations and their symbols */
 
 	struct bucket *buckets;
 	size_t nr_buckets, cap_buckets;
@@ -221,14 +169,11 @@ int pa_report_limit_error(struct pa_report *r, struct pa_err *err);
 enum key { K_OVERHEAD, K_SAMPLE, K_PERIOD, K_COMM, K_PID, K_TID, K_DSO, K_SYM, K_CPU, K_PARENT,
 	   K_CHILDREN, K_SRCLINE };
 
-struct dso_syms *pa_report_dso_syms(struct pa_report *r, const struct pa_dso *d);
-/* The kernel's symbols into ds (what pa_report_dso_syms does for it). Reads
- * only d's build-id, the options and the finder: report.c runs it beside
- * the stream on a copy of d. */
-void pa_report_load_kernel(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds);
-const struct pa_sym *pa_report_lookup(struct pa_report *r, const struct pa_dso *d, uint64_t addr);
-/* perf's srcline value for a symbolized location (resolve.c). */
-const char *pa_report_srcline(struct pa_report *r, const struct loc *l);
+/* The report's locations (resolver.h), by id. */
+static inline struct pa_loc *pa_report_locs(const struct pa_report *r)
+{
+	return pa_resolver_locs(r->res);
+}
 
 /* stack.c */
 /* The trie node of a chain of frame locs given leaf first (stream thread). */
@@ -240,11 +185,9 @@ void pa_stack_prefetch_child(const struct pa_report *r, uint32_t parent, uint32_
 /* The raw chain of a stack node, leaf first (perf's callee order). Returns
  * the number of frames written to r->frames (grown as needed), or -ENOMEM. */
 int pa_stack_frames(struct pa_report *r, uint32_t node);
-uint64_t pa_report_table_hash_loc(void *ctx, uint32_t i);
+/* The location's id (resolver.h), made when new. */
 int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
 			 char level, bool kernel, uint32_t *out);
-int pa_report_table_grow(uint32_t **table, size_t *cap, size_t count,
-			 uint64_t (*hash)(void *, uint32_t), void *ctx);
 
 /* stream.c: samples of call-chain mode. start/finish around the session;
  * a sample either goes to a second thread or is handled at once. */
@@ -364,20 +307,5 @@ int pa_cg_index_refs(struct pa_report *r, const struct cg_entry *const *es, size
 /* Print the call graph of an entry, perf's stdio layout. */
 int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
 		      uint64_t total_period, uint64_t parent_period);
-
-/* unwind.c: user call chains from DWARF (perf record --call-graph dwarf):
- * a sample's user registers and stack copy unwound with libdwfl, as perf's
- * unwind__get_entries does. Stage 1 of the stream only (one thread). */
-struct pa_unwind;
-/* NULL with *why set when this recording's stacks cannot be unwound (its
- * arch); NULL with *why NULL when out of memory. Free with
- * pa_unwind_free(). */
-struct pa_unwind *pa_unwind_new(struct pa_report *r, const char **why);
-void pa_unwind_free(struct pa_unwind *u);
-/* Up to max entries of the sample's user call chain into ips, leaf first:
- * the sampled user ip, then each caller's return address minus one.
- * Returns how many (0 without user registers and stack). */
-size_t pa_unwind_sample(struct pa_unwind *u, struct pa_thread *t, const struct pa_sample *sm,
-			uint64_t *ips, size_t max);
 
 #endif

@@ -10,11 +10,6 @@
 
 /* ---- interning ---------------------------------------------------------- */
 
-static uint64_t loc_hash(const struct pa_dso *d, uint64_t addr, uint64_t ip, char level)
-{
-	return pa_hash64(addr ^ ((uint64_t)(d ? d->idx + 1 : 0) << 40) ^
-			 ((uint64_t)(uint8_t)level << 56) ^ pa_hash64(ip));
-}
 
 void pa_report_mem_grew(struct pa_report *r, size_t old_bytes, size_t new_bytes)
 {
@@ -27,7 +22,7 @@ int pa_report_mem_check(struct pa_report *r, uint64_t more)
 	uint64_t cap = pa_session_memory_cap(r->session);
 	if (cap == UINT64_MAX)
 		return 0;
-	uint64_t used = pa_session_memory(r->session) +
+	uint64_t used = pa_session_memory(r->session) + pa_resolver_mem(r->res) +
 			atomic_load_explicit(&r->mem, memory_order_relaxed);
 	if (used > cap || more > cap - used) {
 		r->limit_hit = true;
@@ -45,66 +40,11 @@ int pa_report_limit_error(struct pa_report *r, struct pa_err *err)
 			     pa_fmt_size(b, pa_session_memory_cap(r->session)));
 }
 
-int pa_report_table_grow(uint32_t **table, size_t *cap, size_t count,
-			 uint64_t (*hash)(void *, uint32_t), void *ctx)
-{
-	if ((count + 1) * 2 < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 1024;
-	uint32_t *t = calloc(ncap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < *cap; i++) {
-		if (!(*table)[i])
-			continue;
-		size_t j = hash(ctx, (*table)[i] - 1) & (ncap - 1);
-		while (t[j])
-			j = (j + 1) & (ncap - 1);
-		t[j] = (*table)[i];
-	}
-	free(*table);
-	*table = t;
-	*cap = ncap;
-	return 0;
-}
-
-uint64_t pa_report_table_hash_loc(void *ctx, uint32_t i)
-{
-	const struct loc *l = &((struct pa_report *)ctx)->locs[i];
-	return loc_hash(l->dso, l->addr, l->ip, l->level);
-}
 
 int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
 			 char level, bool kernel, uint32_t *out)
 {
-	size_t old_cap = r->loc_table_cap;
-	if (pa_report_table_grow(&r->loc_table, &r->loc_table_cap, r->nr_locs,
-				 pa_report_table_hash_loc, r))
-		return -ENOMEM;
-	if (old_cap != r->loc_table_cap)
-		pa_report_mem_grew(r, old_cap * 4, r->loc_table_cap * 4);
-	size_t j = loc_hash(d, addr, ip, level) & (r->loc_table_cap - 1);
-	for (; r->loc_table[j]; j = (j + 1) & (r->loc_table_cap - 1)) {
-		const struct loc *l = &r->locs[r->loc_table[j] - 1];
-		if (l->dso == d && l->addr == addr && l->ip == ip && l->level == level) {
-			*out = r->loc_table[j] - 1;
-			return 0;
-		}
-	}
-	if (r->nr_locs == r->cap_locs) {
-		size_t cap = r->cap_locs ? r->cap_locs * 2 : 1024;
-		void *p = realloc(r->locs, cap * sizeof(*r->locs));
-		if (!p)
-			return -ENOMEM;
-		pa_report_mem_grew(r, r->cap_locs * sizeof(*r->locs), cap * sizeof(*r->locs));
-		r->locs = p;
-		r->cap_locs = cap;
-	}
-	r->locs[r->nr_locs] =
-		(struct loc){.dso = d, .addr = addr, .ip = ip, .level = level, .kernel = kernel};
-	r->loc_table[j] = (uint32_t)++r->nr_locs;
-	*out = (uint32_t)(r->nr_locs - 1);
-	return 0;
+	return pa_resolver_intern(r->res, d, addr, ip, level, kernel, out);
 }
 
 uint64_t pa_report_bucket_hash(unsigned evsel, const void *thread, const char *comm, uint32_t cpu,

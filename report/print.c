@@ -493,7 +493,7 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 		const struct bucket *b = &r->buckets[i];
 		if (b->evsel < first || b->evsel >= first + nr_members)
 			continue;
-		const struct loc *l = &r->locs[b->loc];
+		const struct pa_loc *l = &pa_report_locs(r)[b->loc];
 		struct row w = {.k.comm = b->comm,
 		                .k.thread_comm = pa_thread_comm(b->thread),
 		                .k.pid = pa_thread_pid(b->thread),

@@ -282,10 +282,14 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 	 * entries again, call graphs included: not replayed, report.h) */
 	for (unsigned i = 0; i < r->nr_keys && r->chains; i++)
 		r->ordered &= r->keys[i] != K_COMM;
-	struct pa_finder_opts fo = {.sz = sizeof(fo),
-				    .symfs = r->opts.symfs,
-				    .buildid_dir = r->opts.buildid_dir};
-	if (!ret && !(r->finder = pa_finder_new(&fo, err)))
+	struct pa_resolver_opts ro = {.sz = sizeof(ro),
+				      .no_demangle = r->opts.no_demangle,
+				      .no_threads = r->opts.no_threads,
+				      .symfs = r->opts.symfs,
+				      .buildid_dir = r->opts.buildid_dir,
+				      .kallsyms = r->opts.kallsyms,
+				      .vmlinux = r->opts.vmlinux};
+	if (!ret && !(r->res = pa_resolver_new(s, &ro, err)))
 		ret = err ? err->code : -ENOMEM;
 	if (ret == -ENOMEM)
 		pa_err_set(err, ret, "out of memory");
@@ -301,15 +305,6 @@ void pa_report_free(struct pa_report *r)
 {
 	if (!r)
 		return;
-	for (unsigned i = 0; i < r->nr_dsyms; i++)
-	{
-		pa_symtab_free(r->dsyms[i].tab);
-		pa_srcinfo_free(r->dsyms[i].src);
-		free(r->dsyms[i].elf_path);
-	}
-	free(r->dsyms);
-	free(r->locs);
-	free(r->loc_table);
 	free(r->buckets);
 	free(r->slog);
 	free(r->fast);
@@ -328,7 +323,7 @@ void pa_report_free(struct pa_report *r)
 		regfree(&r->ignore_re);
 	if (r->has_trim_re)
 		regfree(&r->trim_re);
-	pa_finder_free(r->finder);
+	pa_resolver_free(r->res);
 	pa_arena_release(&r->arena);
 	free(r);
 }
@@ -446,88 +441,6 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	return 0;
 }
 
-/* Kernel addresses no map covered: perf, reading the running kernel's
- * /proc/kcore, still finds them in [kernel.kallsyms] (e.g. the init text
- * of idle stacks). Only for the running kernel, like perf. */
-static void resolve_kcore(struct pa_report *r)
-{
-	struct pa_dso *k = NULL;
-	for (unsigned i = 0; i < pa_session_nr_dsos(r->session) && !k; i++)
-		if (pa_session_dso(r->session, i)->kind == PA_DSO_KERNEL &&
-		    pa_session_machine(r->session, 0) == pa_session_dso(r->session, i)->machine)
-			k = pa_session_dso(r->session, i);
-	if (!k)
-		return;
-	bool any = false;
-	for (size_t i = 0; i < r->nr_locs && !any; i++)
-		any = !r->locs[i].dso && r->locs[i].level == 'k';
-	if (!any || !pa_report_dso_syms(r, k)->live)
-		return;
-	for (size_t i = 0; i < r->nr_locs; i++) {
-		struct loc *l = &r->locs[i];
-		if (l->dso || l->level != 'k')
-			continue;
-		const struct pa_sym *sym = pa_report_lookup(r, k, l->addr);
-		if (sym) {
-			l->dso = k;
-			l->sym = sym;
-			k->hit = true;
-		}
-	}
-}
-
-/* Reading /proc/kallsyms takes the kernel a good part of a second's tenth:
- * when the recording names its kernel's build-id (which then cannot
- * change), its symbols are loaded on a thread of their own while the
- * stream runs. Not for --vmlinux, which needs the kernel map from the
- * stream. */
-struct kpreload {
-	pthread_t th;
-	struct pa_report *r;
-	struct pa_dso snap; /* a copy: the stream may touch the DSO meanwhile */
-	const struct pa_dso *d;
-	struct dso_syms ds;
-	bool started;
-};
-
-static void *kpreload_main(void *arg)
-{
-	struct kpreload *k = arg;
-	pa_report_load_kernel(k->r, &k->snap, &k->ds);
-	return NULL;
-}
-
-static void kpreload_start(struct pa_report *r, struct kpreload *k)
-{
-	memset(k, 0, sizeof(*k));
-	if (r->opts.vmlinux || r->opts.no_threads || sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		return;
-	for (unsigned i = 0; i < pa_session_nr_dsos(r->session) && !k->d; i++) {
-		const struct pa_dso *d = pa_session_dso(r->session, i);
-		if (d->kind == PA_DSO_KERNEL && d->build_id_size &&
-		    d->machine == pa_session_machine(r->session, 0))
-			k->d = d;
-	}
-	if (!k->d)
-		return;
-	k->snap = *k->d;
-	k->r = r;
-	k->started = !pthread_create(&k->th, NULL, kpreload_main, k);
-}
-
-/* Join; with install, its result becomes the kernel's entry of r->dsyms. */
-static void kpreload_finish(struct pa_report *r, struct kpreload *k, bool install)
-{
-	if (!k->started)
-		return;
-	pthread_join(k->th, NULL);
-	k->started = false;
-	if (install && r->dsyms && k->d->idx < r->nr_dsyms)
-		r->dsyms[k->d->idx] = k->ds;
-	else
-		pa_symtab_free(k->ds.tab);
-}
-
 int pa_report_run(struct pa_report *r, struct pa_err *err)
 {
 	struct pa_file *f = pa_session_file(r->session);
@@ -544,8 +457,7 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 			if (!(pa_file_evsel(f, i)->attr.sample_type & PA_SAMPLE_CPU))
 				return pa_err_set(err, PA_ERR_USAGE,
 						  "--cpu needs samples that record the cpu");
-	struct kpreload kp;
-	kpreload_start(r, &kp);
+	pa_resolver_preload(r->res);
 	int ret = pa_session_process(r->session, on_sample, r, err);
 	int sret = r->chains ? pa_stream_finish(r) : 0;
 	if (!ret && sret)
@@ -553,7 +465,7 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 	if (!ret)
 		ret = pa_report_mem_check(r, 0);
 	if (ret)
-		kpreload_finish(r, &kp, false);
+		pa_resolver_abort(r->res);
 	if (ret == -PA_ERR_LIMIT && r->limit_hit)
 		return pa_report_limit_error(r, err);
 	if (ret == PA_ERR_USAGE)
@@ -562,37 +474,27 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		return pa_err_set(err, ret, "out of memory");
 	if (ret)
 		return ret;
-	r->nr_dsyms = pa_session_nr_dsos(r->session);
-	r->dsyms = calloc(r->nr_dsyms + 1, sizeof(*r->dsyms));
-	kpreload_finish(r, &kp, true);
-	if (!r->dsyms)
-		return pa_err_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < r->nr_locs; i++)
-		r->locs[i].sym = pa_report_lookup(r, r->locs[i].dso, r->locs[i].addr);
-	resolve_kcore(r);
+	bool srclines = false;
 	for (unsigned i = 0; i < r->nr_keys; i++)
-		if (r->keys[i] == K_SRCLINE)
-			for (size_t k = 0; k < r->nr_locs; k++)
-				r->locs[k].srcline = pa_report_srcline(r, &r->locs[k]);
+		srclines |= r->keys[i] == K_SRCLINE;
+	if (pa_resolver_symbolize(r->res, srclines))
+		return pa_err_set(err, -ENOMEM, "out of memory");
 	/* what only the stream needed */
 	pa_stream_free(r);
 	pa_report_mem_grew(r, r->bucket_table_cap * sizeof(*r->bucket_table) +
-				      r->snode_table_cap * sizeof(*r->snode_table) +
-				      r->loc_table_cap * sizeof(*r->loc_table),
+				      r->snode_table_cap * sizeof(*r->snode_table),
 			   0);
 	free(r->fast);
 	free(r->bucket_table);
 	free(r->snode_table);
-	free(r->loc_table);
 	r->fast = NULL;
 	r->bucket_table = NULL;
 	r->snode_table = NULL;
-	r->loc_table = NULL;
-	r->bucket_table_cap = r->snode_table_cap = r->loc_table_cap = 0;
+	r->bucket_table_cap = r->snode_table_cap = 0;
 	/* call-chain mode keeps filtered samples: --symbols needs the names */
 	if (r->chains && r->nr_sym_filter)
 		for (size_t i = 0; i < r->nr_buckets; i++) {
-			const struct pa_sym *sym = r->locs[r->buckets[i].loc].sym;
+			const struct pa_sym *sym = pa_report_locs(r)[r->buckets[i].loc].sym;
 			bool ok = false;
 			for (size_t k = 0; sym && k < r->nr_sym_filter && !ok; k++)
 				ok = !strcmp(sym->name, r->sym_filter[k]);
@@ -603,11 +505,5 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 
 void pa_report_foreach_dso_note(struct pa_report *r, pa_report_dso_note_fn fn, void *ctx)
 {
-	for (unsigned i = 0; i < r->nr_dsyms; i++) {
-		const struct dso_syms *ds = &r->dsyms[i];
-		if (ds->why)
-			fn(ctx, pa_session_dso(r->session, i), false, ds->why);
-		else if (ds->from)
-			fn(ctx, pa_session_dso(r->session, i), true, ds->from);
-	}
+	pa_resolver_foreach_dso_note(r->res, fn, ctx);
 }

@@ -149,7 +149,7 @@ static uint64_t name_hash_idx(void *ctx, uint32_t i)
 
 static int name_id(struct names *nm, const char *s, size_t n, uint32_t *out)
 {
-	if (pa_report_table_grow(&nm->table, &nm->table_cap, nm->nr, name_hash_idx, nm))
+	if (pa_index_table_grow(&nm->table, &nm->table_cap, nm->nr, name_hash_idx, nm))
 		return -ENOMEM;
 	size_t mask = nm->table_cap - 1;
 	size_t j = str_hash(s, n) & mask;
@@ -173,11 +173,11 @@ static int name_id(struct names *nm, const char *s, size_t n, uint32_t *out)
 
 static bool mod_is_kernel(const char *mod);
 static bool mod_is_jit(const char *mod);
-static const char *loc_mod(const struct loc *l);
+static const char *loc_mod(const struct pa_loc *l);
 
 /* One rule for kinds (flame graph colours) and the _[k]/_[j] marks:
  * stackcollapse's, by the DSO name perf script prints. */
-static enum pa_frame_kind loc_kind(const struct loc *l)
+static enum pa_frame_kind loc_kind(const struct pa_loc *l)
 {
 	const char *mod = loc_mod(l);
 	if (mod_is_kernel(mod))
@@ -188,7 +188,7 @@ static enum pa_frame_kind loc_kind(const struct loc *l)
 }
 
 /* What perf script prints in parentheses: the DSO's name. */
-static const char *loc_mod(const struct loc *l)
+static const char *loc_mod(const struct pa_loc *l)
 {
 	return l->dso ? l->dso->long_name : "[unknown]";
 }
@@ -267,7 +267,7 @@ static void tidy(struct pa_buf *b, const char *func, size_t n, bool java)
 /* The frame names (one, or more when perf wrote "a->b") of a loc, as
  * stackcollapse-perf.pl makes them from perf script's line
  * "ADDR NAME (DSO)". */
-static int loc_names(struct pa_buf *b, const struct loc *l, bool java, bool ann_kernel,
+static int loc_names(struct pa_buf *b, const struct pa_loc *l, bool java, bool ann_kernel,
                      bool ann_jit, size_t *nparts, size_t *part_end, size_t max_parts)
 {
 	b->len = 0;
@@ -363,7 +363,7 @@ static uint64_t fnode_hash_idx(void *ctx, uint32_t i)
 static int fnode_child(struct folded *f, uint32_t parent, uint32_t name, uint32_t *out,
                        bool *created)
 {
-	if (pa_report_table_grow(&f->table, &f->table_cap, f->nr, fnode_hash_idx, f))
+	if (pa_index_table_grow(&f->table, &f->table_cap, f->nr, fnode_hash_idx, f))
 		return -ENOMEM;
 	size_t mask = f->table_cap - 1;
 	size_t j = fnode_hash(parent, name) & mask;
@@ -394,14 +394,14 @@ struct fframe {
  * module-name rule of the _[k] mark. */
 static bool in_kernel_stack(const struct pa_report *r, uint32_t loc)
 {
-	return r->locs[loc].kernel;
+	return pa_report_locs(r)[loc].kernel;
 }
 
 static int loc_name_ids(struct folded *f, uint32_t li, bool java, struct pa_buf *b,
                         struct fframe *out, size_t max, size_t *n)
 {
 	struct pa_report *r = f->r;
-	const struct loc *l = &r->locs[li];
+	const struct pa_loc *l = &pa_report_locs(r)[li];
 	/* Java tidying depends on the process name: not cached */
 	if (!java && f->loc_nnames[li]) {
 		*n = f->loc_nnames[li];
@@ -496,8 +496,8 @@ static int build_folded(struct folded *f)
 	f->cap = 1024;
 	f->nr = 1;
 	f->nodes[0].parent = UINT32_MAX;
-	f->loc_name = calloc(r->nr_locs + 1, sizeof(*f->loc_name));
-	f->loc_nnames = calloc(r->nr_locs + 1, sizeof(*f->loc_nnames));
+	f->loc_name = calloc(pa_resolver_nr_locs(r->res) + 1, sizeof(*f->loc_name));
+	f->loc_nnames = calloc(pa_resolver_nr_locs(r->res) + 1, sizeof(*f->loc_nnames));
 	if (!f->loc_name || !f->loc_nnames)
 		return -ENOMEM;
 	int want_evsel = r->nr_event_filter ? -1 : r->first_evsel;
@@ -679,7 +679,7 @@ static int walk(struct walk *w, uint32_t node)
 	for (size_t i = base; i < end && !ret; i++) {
 		struct item it = w->items[i];
 		const struct fnode *c = &f->nodes[it.node];
-		const struct loc *l = c->dso_loc != UINT32_MAX ? &f->r->locs[c->dso_loc] : NULL;
+		const struct pa_loc *l = c->dso_loc != UINT32_MAX ? &pa_report_locs(f->r)[c->dso_loc] : NULL;
 		w->path[w->depth] =
 		    (struct pa_frame){.name = f->names.str[c->name],
 		                      .dso = l ? (l->dso ? l->dso->short_name : "[unknown]") : "",

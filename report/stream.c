@@ -571,7 +571,7 @@ static int wants_unwind(struct pa_report *r, const struct pa_sample *sm)
 		return 0;
 	if (!st->unwind_tried) {
 		st->unwind_tried = true;
-		st->unwind = pa_unwind_new(r, &st->unwind_why);
+		st->unwind = pa_unwind_new(r->res, &st->unwind_why);
 		if (!st->unwind && !st->unwind_why)
 			return -ENOMEM;
 	}

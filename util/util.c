@@ -472,3 +472,26 @@ size_t pa_note_gnu_build_id(const void *buf, size_t len, unsigned align, bool sw
 	}
 	return 0;
 }
+
+int pa_index_table_grow(uint32_t **table, size_t *cap, size_t count,
+                        uint64_t (*hash)(void *, uint32_t), void *ctx)
+{
+	if ((count + 1) * 2 < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 1024;
+	uint32_t *t = calloc(ncap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < *cap; i++) {
+		if (!(*table)[i])
+			continue;
+		size_t j = hash(ctx, (*table)[i] - 1) & (ncap - 1);
+		while (t[j])
+			j = (j + 1) & (ncap - 1);
+		t[j] = (*table)[i];
+	}
+	free(*table);
+	*table = t;
+	*cap = ncap;
+	return 0;
+}

@@ -155,6 +155,12 @@ size_t pa_note_next(const void *buf, size_t len, size_t off, unsigned align, boo
 size_t pa_note_gnu_build_id(const void *buf, size_t len, unsigned align, bool swap, uint8_t *out,
                             size_t max);
 
+/* An open-addressing index table (slots hold index + 1, 0 = empty) kept at
+ * most half full: doubled (from 1024) and rehashed with hash(ctx, index)
+ * when count + 1 entries would pass that. 0 or -ENOMEM. */
+int pa_index_table_grow(uint32_t **table, size_t *cap, size_t count,
+                        uint64_t (*hash)(void *, uint32_t), void *ctx);
+
 /* Open-addressing hash map from u64 keys to pointers (keys != 0 reserved
  * by nothing: presence is tracked separately). */
 struct pa_u64map {

@@ -1,8 +1,9 @@
 /* resolve.c - per-DSO symbol tables, loaded once, through the build-id
  * finder; a DSO that failed remembers why and is never retried. */
-#include "internal.h"
+#include "resolver/internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -30,7 +31,7 @@ static const char *find_result_why(enum pa_find_result r)
 /* A recording without the kernel's build-id (pipe mode): only when it
  * names this very host, release and machine do we take the running
  * kernel's id for it — never for a recording from elsewhere. */
-static bool recorded_here(struct pa_report *r)
+static bool recorded_here(struct pa_resolver *r)
 {
 	return pa_session_recorded_here(r->session);
 }
@@ -59,7 +60,7 @@ static bool kernel_id_equal(const struct pa_dso *d, const uint8_t *id, size_t le
  * its pgoff. A reference at 0 (kptr_restrict when recording) counts as
  * none: perf would take the running kernel's, pa takes no local facts for
  * a recording. */
-static bool kernel_ref(struct pa_report *r, char *name, size_t size, uint64_t *addr)
+static bool kernel_ref(struct pa_resolver *r, char *name, size_t size, uint64_t *addr)
 {
 	const char *ref = NULL;
 	*addr = 0;
@@ -70,8 +71,8 @@ static bool kernel_ref(struct pa_report *r, char *name, size_t size, uint64_t *a
 }
 
 /* A reason naming the file (path NULL: the message does), kept in the
- * report's arena. */
-static void vmlinux_fail(struct pa_report *r, struct dso_syms *ds, const char *path,
+ * resolver's arena. */
+static void vmlinux_fail(struct pa_resolver *r, struct dso_syms *ds, const char *path,
 			 const char *fmt, const char *arg)
 {
 	char buf[512], msg[384];
@@ -85,7 +86,7 @@ static void vmlinux_fail(struct pa_report *r, struct dso_syms *ds, const char *p
 }
 
 /* The --vmlinux file as perf opens it: a relative name under --symfs. */
-static char *vmlinux_path(struct pa_report *r)
+static char *vmlinux_path(struct pa_resolver *r)
 {
 	const char *v = r->opts.vmlinux, *symfs = r->opts.symfs;
 	char *p = NULL;
@@ -116,20 +117,20 @@ static bool vmlinux_offset(const struct dso_syms *ds, uint64_t addr, uint64_t *o
  * covers it) becomes the file offset. Do the same to the kernel's
  * locations, unless the two address ranges overlap (then an address could
  * not be told from an offset; never the case for a real kernel). */
-static void vmlinux_remap_locs(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
+static void vmlinux_remap_locs(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	uint64_t size = ds->vml_end - ds->vml_start;
 	if (ds->vml_start < ds->vml_pgoff + size && ds->vml_pgoff < ds->vml_end)
 		return;
 	for (size_t i = 0; i < r->nr_locs; i++) {
-		struct loc *l = &r->locs[i];
+		struct pa_loc *l = &r->locs[i];
 		if (l->dso == d && l->addr >= ds->vml_start && l->addr < ds->vml_end)
 			l->addr = l->addr - ds->vml_start + ds->vml_pgoff;
 	}
 	ds->vml_remapped = true;
 }
 
-static void load_vmlinux(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
+static void load_vmlinux(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	char *path = vmlinux_path(r);
 	struct pa_err err = {0};
@@ -186,7 +187,7 @@ static void load_vmlinux(struct pa_report *r, const struct pa_dso *d, struct dso
 	vmlinux_remap_locs(r, d, ds);
 }
 
-void pa_report_load_kernel(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
+void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	char *path = NULL;
 	struct pa_err err = {0};
@@ -233,7 +234,7 @@ void pa_report_load_kernel(struct pa_report *r, const struct pa_dso *d, struct d
 
 /* Our own vdso, for a recording made here that did not keep the vdso's
  * build-id (perf record -z, pipe mode): perf does the same. Its image
- * (*img, *size) and build-id; the cache is not written (a report is
+ * (*img, *size) and build-id; the cache is not written (the resolver is
  * read-only): symbols are read from the image when the cache has none. */
 static bool running_vdso(const unsigned char **img_out, size_t *size_out, struct pa_buildid *id)
 {
@@ -274,7 +275,7 @@ static bool running_vdso(const unsigned char **img_out, size_t *size_out, struct
 static char *find_debuginfo(void *ctx, const char *main_path, const uint8_t *build_id,
 			    size_t build_id_len, const char *debuglink, uint32_t crc)
 {
-	struct pa_report *r = ctx;
+	struct pa_resolver *r = ctx;
 	if (build_id_len && build_id_len <= PA_BUILDID_MAX) {
 		struct pa_buildid id = {.size = (uint8_t)build_id_len};
 		char *p = NULL;
@@ -286,7 +287,7 @@ static char *find_debuginfo(void *ctx, const char *main_path, const uint8_t *bui
 					     crc);
 }
 
-static void load_elf(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
+static void load_elf(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	char *path = NULL;
 	const char *origin = NULL;
@@ -309,7 +310,7 @@ static void load_elf(struct pa_report *r, const struct pa_dso *d, struct dso_sym
 				 .find_ctx = r};
 	if (fr == PA_FIND_OK) {
 		ds->tab = pa_symtab_load_elf(path, &so, &err);
-		ds->elf_path = path; /* for source lines; freed with the report */
+		ds->elf_path = path; /* for source lines; freed with the resolver */
 	} else {
 		/* an entry perf made (the whole mapping) was just as good */
 		ds->tab = pa_symtab_load_elf_mem(d->long_name, vdso, vdso_size, &so, &err);
@@ -342,7 +343,7 @@ static void load_elf(struct pa_report *r, const struct pa_dso *d, struct dso_sym
  * first occurrence. --vmlinux: no kallsyms, so .ko files or nothing. */
 
 /* The first location (in stream order) in d, or SIZE_MAX. */
-static size_t first_loc(const struct pa_report *r, const struct pa_dso *d)
+static size_t first_loc(const struct pa_resolver *r, const struct pa_dso *d)
 {
 	for (size_t i = 0; i < r->nr_locs; i++)
 		if (r->locs[i].dso == d)
@@ -350,7 +351,7 @@ static size_t first_loc(const struct pa_report *r, const struct pa_dso *d)
 	return SIZE_MAX;
 }
 
-static const struct pa_dso *machine_kernel(struct pa_report *r, const struct pa_dso *d)
+static const struct pa_dso *machine_kernel(struct pa_resolver *r, const struct pa_dso *d)
 {
 	for (unsigned i = 0; i < pa_session_nr_dsos(r->session); i++) {
 		const struct pa_dso *k = pa_session_dso(r->session, i);
@@ -377,13 +378,13 @@ static bool kmod_offset(const struct dso_syms *ds, uint64_t addr, uint64_t *off)
 
 /* perf keeps the map-relative address of a module sample (and prints it
  * when no symbol covers it): do the same to the module's locations. */
-static void kmod_remap_locs(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
+static void kmod_remap_locs(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	uint64_t size = ds->kmod_end - ds->kmod_start;
 	if (ds->kmod_start < ds->kmod_pgoff + size && ds->kmod_pgoff < ds->kmod_end)
 		return;
 	for (size_t i = 0; i < r->nr_locs; i++) {
-		struct loc *l = &r->locs[i];
+		struct pa_loc *l = &r->locs[i];
 		if (l->dso == d && l->addr >= ds->kmod_start && l->addr < ds->kmod_end)
 			l->addr = l->addr - ds->kmod_start + ds->kmod_pgoff;
 	}
@@ -400,7 +401,7 @@ static int cmp_addr_idx(const void *a, const void *b)
 
 /* The map-relative addresses of d whose first location comes after the
  * kernel's first one (index kidx). false on ENOMEM. */
-static bool kmod_late_addrs(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds,
+static bool kmod_late_addrs(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds,
 			    size_t kidx)
 {
 	size_t n = 0, k = 0;
@@ -519,7 +520,7 @@ static int kmod_try(void *ctx, const char *path, const char *origin)
 	return 1;
 }
 
-static void kmod_fail(struct pa_report *r, struct dso_syms *ds, const char *fmt, const char *a,
+static void kmod_fail(struct pa_resolver *r, struct dso_syms *ds, const char *fmt, const char *a,
 		      const char *b)
 {
 	char buf[1024];
@@ -528,10 +529,10 @@ static void kmod_fail(struct pa_report *r, struct dso_syms *ds, const char *fmt,
 	dso_fail(ds, why ? why : "no module symbols");
 }
 
-static void load_module(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
+static void load_module(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	const struct pa_dso *k = machine_kernel(r, d);
-	struct dso_syms *ks = k ? pa_report_dso_syms(r, k) : NULL;
+	struct dso_syms *ks = k ? pa_resolver_dso_syms(r, k) : NULL;
 	if (ks && ks->live) {
 		/* perf reads /proc/kcore then, which replaces the module maps:
 		 * keep to the running kernel's kallsyms */
@@ -626,7 +627,7 @@ static void load_module(struct pa_report *r, const struct pa_dso *d, struct dso_
 
 /* A JIT's /tmp/perf-PID.map: that file when the recording was made here
  * (perf reads it by its path), else the copy pa archive packed. */
-static void load_perf_map(struct pa_report *r, const struct pa_dso *d, struct dso_syms *ds)
+static void load_perf_map(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	struct pa_err err = {0};
 	struct pa_sym_opts so = {.sz = sizeof(so), .demangle = !r->opts.no_demangle};
@@ -646,14 +647,14 @@ static void load_perf_map(struct pa_report *r, const struct pa_dso *d, struct ds
 		ds->state = 1;
 }
 
-struct dso_syms *pa_report_dso_syms(struct pa_report *r, const struct pa_dso *d)
+struct dso_syms *pa_resolver_dso_syms(struct pa_resolver *r, const struct pa_dso *d)
 {
 	struct dso_syms *ds = &r->dsyms[d->idx];
 	if (ds->state)
 		return ds;
 	switch (d->kind) {
 	case PA_DSO_KERNEL:
-		pa_report_load_kernel(r, d, ds);
+		pa_resolver_load_kernel(r, d, ds);
 		break;
 	case PA_DSO_KERNEL_MODULE:
 		load_module(r, d, ds);
@@ -675,11 +676,11 @@ struct dso_syms *pa_report_dso_syms(struct pa_report *r, const struct pa_dso *d)
 	return ds;
 }
 
-const struct pa_sym *pa_report_lookup(struct pa_report *r, const struct pa_dso *d, uint64_t addr)
+const struct pa_sym *pa_resolver_lookup(struct pa_resolver *r, const struct pa_dso *d, uint64_t addr)
 {
 	if (!d)
 		return NULL;
-	struct dso_syms *ds = pa_report_dso_syms(r, d);
+	struct dso_syms *ds = pa_resolver_dso_syms(r, d);
 	if (ds->state == 3) {
 		/* one symbol per JIT address; lookups are once per location */
 		const char *name = pa_file_jit_name(pa_session_file(r->session), addr);
@@ -714,12 +715,12 @@ const struct pa_sym *pa_report_lookup(struct pa_report *r, const struct pa_dso *
 /* The srcline value perf 6.1 shows: addr2line's answer for ELF DSOs (the
  * file the symbols came from, and its separate debug file), else its
  * fallbacks: "SYM+OFF", "DSO[ADDR]", or "??:0" without a map. */
-const char *pa_report_srcline(struct pa_report *r, const struct loc *l)
+const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l)
 {
 	char buf[512];
 	if (!l->dso)
 		return PA_SRCLINE_UNKNOWN;
-	struct dso_syms *ds = pa_report_dso_syms(r, l->dso);
+	struct dso_syms *ds = pa_resolver_dso_syms(r, l->dso);
 	if (ds->kmod) {
 		/* perf 6.1 hangs in addr2line on a .ko (ET_REL): its fallback.
 		 * The objdump address of a .ko location is .text-relative. */

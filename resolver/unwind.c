@@ -44,7 +44,7 @@
  *
  * One thread: the session's delivering one (stream.c's stage 1).
  */
-#include "internal.h"
+#include "resolver/internal.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -598,7 +598,7 @@ static bool arch_is_x86(const char *arch)
 	       (arch[0] == 'i' && arch[1] && arch[2] == '8' && arch[3] == '6' && !arch[4]);
 }
 
-struct pa_unwind *pa_unwind_new(struct pa_report *r, const char **why)
+struct pa_unwind *pa_unwind_new(struct pa_resolver *r, const char **why)
 {
 	struct pa_file *file = pa_session_file(r->session);
 	const char *arch = pa_file_header(file)->arch;

@@ -1,0 +1,82 @@
+/* internal.h - shared by resolver/ sources only. */
+#ifndef PA_RESOLVER_INTERNAL_H
+#define PA_RESOLVER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "resolver/resolver.h"
+#include "buildid/buildid.h"
+
+/* A DSO's symbols, loaded on first use. */
+struct dso_syms {
+	int state; /* 0 untried, 1 loaded, 2 borrows the kernel's, -1 failed */
+	struct pa_symtab *tab;
+	struct dso_syms *borrow;
+	const char *why;  /* for -v: why it has no symbols (failed, or a table with none) */
+	const char *from; /* for -v: where its symbols came from, when worth saying */
+	bool live;        /* the running kernel's symbols (perf then also reads /proc/kcore) */
+	char *elf_path;   /* the file the symbols came from (ELF DSOs) */
+	struct pa_srcinfo *src; /* source lines, opened on first use */
+	/* --vmlinux: tab holds the vmlinux's .text symbols, keyed by file
+	 * offset; a kernel address a in [vml_start, vml_end) (perf's kernel
+	 * map once it has loaded the vmlinux) is at offset
+	 * a - vml_start + vml_pgoff. */
+	bool vmlinux;
+	uint64_t vml_start, vml_end, vml_pgoff;
+	/* the kernel's locs now hold perf's map-relative address there (the
+	 * file offset), as perf's kernel map does once remapped */
+	bool vml_remapped;
+	/* A kernel module (resolve.c): perf's module map [kmod_start,
+	 * kmod_end) at kmod_pgoff (the .ko's .text offset once symbols came
+	 * from a .ko, kmod_ko); with kmod_remapped its locs hold perf's
+	 * map-relative address a - kmod_start + kmod_pgoff, which tab is
+	 * keyed by. kmod_late: kallsyms' share perf adds after the module
+	 * was loaded (the kernel's first sample came later), owned by tab;
+	 * it serves the locations first seen since then, whose addresses are
+	 * kmod_late_addrs (sorted, in the resolver's arena). */
+	bool kmod, kmod_ko, kmod_remapped;
+	uint64_t kmod_start, kmod_end, kmod_pgoff;
+	struct pa_symtab *kmod_late;
+	uint64_t *kmod_late_addrs;
+	size_t nr_kmod_late_addrs;
+};
+
+/* The kernel's symbols loaded beside the stream (resolver.c). */
+struct kpreload {
+	pthread_t th;
+	struct pa_resolver *r;
+	struct pa_dso snap; /* a copy: the stream may touch the DSO meanwhile */
+	const struct pa_dso *d;
+	struct dso_syms ds;
+	bool started;
+};
+
+struct pa_resolver {
+	struct pa_session *session;
+	struct pa_resolver_opts opts;
+	struct pa_finder *finder;
+	struct dso_syms *dsyms; /* by DSO index, made by pa_resolver_symbolize */
+	unsigned nr_dsyms;
+
+	struct pa_loc *locs;
+	size_t nr_locs, cap_locs;
+	uint32_t *loc_table; /* open addressing: loc index + 1 */
+	size_t loc_table_cap;
+
+	struct kpreload kp;
+	struct pa_arena arena;
+	_Atomic uint64_t mem; /* bytes of locs and their table (either thread) */
+};
+
+/* resolve.c: a DSO's symbols (loaded on first use), the kernel's into ds
+ * (what pa_resolver_dso_syms does for it: reads only d's build-id, the
+ * options and the finder, so it runs beside the stream on a copy of d),
+ * the symbol at a location's address, perf's srcline of a location. */
+struct dso_syms *pa_resolver_dso_syms(struct pa_resolver *r, const struct pa_dso *d);
+void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds);
+const struct pa_sym *pa_resolver_lookup(struct pa_resolver *r, const struct pa_dso *d,
+                                        uint64_t addr);
+const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l);
+
+#endif

@@ -1,0 +1,227 @@
+/* resolver.c - the resolver's life: locations interned once, the running
+ * kernel's symbols preloaded beside the stream, every location named once
+ * after it, and what -v says of the DSOs. */
+#include "resolver/internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct pa_resolver *pa_resolver_new(struct pa_session *s, const struct pa_resolver_opts *opts,
+                                    struct pa_err *err)
+{
+	struct pa_resolver *r = calloc(1, sizeof(*r));
+	if (!r) {
+		pa_err_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	r->session = s;
+	pa_opts_copy(&r->opts, sizeof(r->opts), opts);
+	r->opts.sz = sizeof(r->opts);
+	pa_arena_init(&r->arena, 64 * 1024);
+	struct pa_finder_opts fo = {
+	    .sz = sizeof(fo), .symfs = r->opts.symfs, .buildid_dir = r->opts.buildid_dir};
+	if (!(r->finder = pa_finder_new(&fo, err))) {
+		pa_resolver_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void pa_resolver_free(struct pa_resolver *r)
+{
+	if (!r)
+		return;
+	pa_resolver_abort(r);
+	for (unsigned i = 0; i < r->nr_dsyms; i++) {
+		pa_symtab_free(r->dsyms[i].tab);
+		pa_srcinfo_free(r->dsyms[i].src);
+		free(r->dsyms[i].elf_path);
+	}
+	free(r->dsyms);
+	free(r->locs);
+	free(r->loc_table);
+	pa_finder_free(r->finder);
+	pa_arena_release(&r->arena);
+	free(r);
+}
+
+/* ---- locations ------------------------------------------------------------ */
+
+static void mem_grew(struct pa_resolver *r, size_t old_bytes, size_t new_bytes)
+{
+	atomic_fetch_add_explicit(&r->mem, (uint64_t)new_bytes - (uint64_t)old_bytes,
+	                          memory_order_relaxed);
+}
+
+uint64_t pa_resolver_mem(const struct pa_resolver *r)
+{
+	return atomic_load_explicit(&r->mem, memory_order_relaxed);
+}
+
+static uint64_t loc_hash(const struct pa_dso *d, uint64_t addr, uint64_t ip, char level)
+{
+	return pa_hash64(addr ^ ((uint64_t)(d ? d->idx + 1 : 0) << 40) ^
+	                 ((uint64_t)(uint8_t)level << 56) ^ pa_hash64(ip));
+}
+
+static uint64_t loc_hash_idx(void *ctx, uint32_t i)
+{
+	const struct pa_loc *l = &((struct pa_resolver *)ctx)->locs[i];
+	return loc_hash(l->dso, l->addr, l->ip, l->level);
+}
+
+int pa_resolver_intern(struct pa_resolver *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
+                       char level, bool kernel, uint32_t *out)
+{
+	size_t old_cap = r->loc_table_cap;
+	if (pa_index_table_grow(&r->loc_table, &r->loc_table_cap, r->nr_locs, loc_hash_idx, r))
+		return -ENOMEM;
+	if (old_cap != r->loc_table_cap)
+		mem_grew(r, old_cap * 4, r->loc_table_cap * 4);
+	size_t j = loc_hash(d, addr, ip, level) & (r->loc_table_cap - 1);
+	for (; r->loc_table[j]; j = (j + 1) & (r->loc_table_cap - 1)) {
+		const struct pa_loc *l = &r->locs[r->loc_table[j] - 1];
+		if (l->dso == d && l->addr == addr && l->ip == ip && l->level == level) {
+			*out = r->loc_table[j] - 1;
+			return 0;
+		}
+	}
+	if (r->nr_locs == r->cap_locs) {
+		size_t old = r->cap_locs;
+		if (PA_GROW(r->locs, r->cap_locs, r->nr_locs + 1, 1024))
+			return -ENOMEM;
+		mem_grew(r, old * sizeof(*r->locs), r->cap_locs * sizeof(*r->locs));
+	}
+	r->locs[r->nr_locs] =
+	    (struct pa_loc){.dso = d, .addr = addr, .ip = ip, .level = level, .kernel = kernel};
+	r->loc_table[j] = (uint32_t)++r->nr_locs;
+	*out = (uint32_t)(r->nr_locs - 1);
+	return 0;
+}
+
+struct pa_loc *pa_resolver_locs(const struct pa_resolver *r)
+{
+	return r->locs;
+}
+
+size_t pa_resolver_nr_locs(const struct pa_resolver *r)
+{
+	return r->nr_locs;
+}
+
+/* ---- the kernel, beside the stream ----------------------------------------
+ * Reading /proc/kallsyms takes the kernel a good part of a second's tenth:
+ * when the recording names its kernel's build-id (which then cannot
+ * change), its symbols are loaded on a thread of their own while the
+ * stream runs. Not for --vmlinux, which needs the kernel map from the
+ * stream. */
+
+static void *kpreload_main(void *arg)
+{
+	struct kpreload *k = arg;
+	pa_resolver_load_kernel(k->r, &k->snap, &k->ds);
+	return NULL;
+}
+
+void pa_resolver_preload(struct pa_resolver *r)
+{
+	struct kpreload *k = &r->kp;
+	memset(k, 0, sizeof(*k));
+	if (r->opts.vmlinux || r->opts.no_threads || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	for (unsigned i = 0; i < pa_session_nr_dsos(r->session) && !k->d; i++) {
+		const struct pa_dso *d = pa_session_dso(r->session, i);
+		if (d->kind == PA_DSO_KERNEL && d->build_id_size &&
+		    d->machine == pa_session_machine(r->session, 0))
+			k->d = d;
+	}
+	if (!k->d)
+		return;
+	k->snap = *k->d;
+	k->r = r;
+	k->started = !pthread_create(&k->th, NULL, kpreload_main, k);
+}
+
+/* Join; with install, its result becomes the kernel's entry of r->dsyms. */
+static void kpreload_finish(struct pa_resolver *r, bool install)
+{
+	struct kpreload *k = &r->kp;
+	if (!k->started)
+		return;
+	pthread_join(k->th, NULL);
+	k->started = false;
+	if (install && r->dsyms && k->d->idx < r->nr_dsyms)
+		r->dsyms[k->d->idx] = k->ds;
+	else
+		pa_symtab_free(k->ds.tab);
+}
+
+void pa_resolver_abort(struct pa_resolver *r)
+{
+	kpreload_finish(r, false);
+}
+
+/* Kernel addresses no map covered: perf, reading the running kernel's
+ * /proc/kcore, still finds them in [kernel.kallsyms] (e.g. the init text
+ * of idle stacks). Only for the running kernel, like perf. */
+static void resolve_kcore(struct pa_resolver *r)
+{
+	struct pa_dso *k = NULL;
+	for (unsigned i = 0; i < pa_session_nr_dsos(r->session) && !k; i++)
+		if (pa_session_dso(r->session, i)->kind == PA_DSO_KERNEL &&
+		    pa_session_machine(r->session, 0) == pa_session_dso(r->session, i)->machine)
+			k = pa_session_dso(r->session, i);
+	if (!k)
+		return;
+	bool any = false;
+	for (size_t i = 0; i < r->nr_locs && !any; i++)
+		any = !r->locs[i].dso && r->locs[i].level == 'k';
+	if (!any || !pa_resolver_dso_syms(r, k)->live)
+		return;
+	for (size_t i = 0; i < r->nr_locs; i++) {
+		struct pa_loc *l = &r->locs[i];
+		if (l->dso || l->level != 'k')
+			continue;
+		const struct pa_sym *sym = pa_resolver_lookup(r, k, l->addr);
+		if (sym) {
+			l->dso = k;
+			l->sym = sym;
+			k->hit = true;
+		}
+	}
+}
+
+int pa_resolver_symbolize(struct pa_resolver *r, bool srclines)
+{
+	r->nr_dsyms = pa_session_nr_dsos(r->session);
+	r->dsyms = calloc(r->nr_dsyms + 1, sizeof(*r->dsyms));
+	kpreload_finish(r, true);
+	if (!r->dsyms)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_locs; i++)
+		r->locs[i].sym = pa_resolver_lookup(r, r->locs[i].dso, r->locs[i].addr);
+	resolve_kcore(r);
+	if (srclines)
+		for (size_t k = 0; k < r->nr_locs; k++)
+			r->locs[k].srcline = pa_resolver_srcline(r, &r->locs[k]);
+	/* what only interning needed */
+	mem_grew(r, r->loc_table_cap * sizeof(*r->loc_table), 0);
+	free(r->loc_table);
+	r->loc_table = NULL;
+	r->loc_table_cap = 0;
+	return 0;
+}
+
+void pa_resolver_foreach_dso_note(const struct pa_resolver *r, pa_resolver_dso_note_fn fn,
+                                  void *ctx)
+{
+	for (unsigned i = 0; i < r->nr_dsyms; i++) {
+		const struct dso_syms *ds = &r->dsyms[i];
+		if (ds->why)
+			fn(ctx, pa_session_dso(r->session, i), false, ds->why);
+		else if (ds->from)
+			fn(ctx, pa_session_dso(r->session, i), true, ds->from);
+	}
+}
