@@ -392,7 +392,9 @@ enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_pat
 		}
 		free(out);
 		out = NULL;
-		if (path[0] == '/' && !deleted && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* (with a symfs, perf looks under it only: __symbol__join_symfs) */
+		if (path[0] == '/' && !f->symfs && !deleted && stat(path, &st) == 0 &&
+		    S_ISREG(st.st_mode)) {
 			out = path;
 			path = NULL;
 			where = "path-unverified";
@@ -424,7 +426,7 @@ enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_pat
 	 * holds symbols but no code (its segments are empty), so it must not
 	 * stand in for a binary that is at hand; the symbol loader finds it
 	 * next to the binary anyway. */
-	if (is_file && try_cand(&ch, strdup(path), &out)) {
+	if (is_file && !f->symfs && try_cand(&ch, strdup(path), &out)) {
 		where = "path";
 		goto found;
 	}

@@ -196,6 +196,12 @@ void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, stru
 	} else if (r->opts.vmlinux) {
 		load_vmlinux(r, d, ds);
 		return;
+	} else if (r->opts.symfs) {
+		/* perf's dso__load_kernel_sym: "do not try local files if a
+		 * symfs was given" (nor its cache's kallsyms) */
+		dso_fail(ds, "a symfs was given: perf then reads no kallsyms, only --kallsyms or "
+		             "--vmlinux");
+		return;
 	} else {
 		struct pa_buildid id = {.size = d->build_id_size};
 		memcpy(id.data, d->build_id, d->build_id_size);

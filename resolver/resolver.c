@@ -20,8 +20,23 @@ struct pa_resolver *pa_resolver_new(struct pa_session *s, const struct pa_resolv
 	pa_opts_copy(&r->opts, sizeof(r->opts), opts);
 	r->opts.sz = sizeof(r->opts);
 	pa_arena_init(&r->arena, 64 * 1024);
-	struct pa_finder_opts fo = {
-	    .sz = sizeof(fo), .symfs = r->opts.symfs, .buildid_dir = r->opts.buildid_dir};
+	/* perf's --symfs also moves the build-id cache to SYMFS/.debug
+	 * (symbol__config_symfs); an explicit build-id dir is kept */
+	if (r->opts.symfs && !r->opts.buildid_dir) {
+		char *dir = pa_asprintf("%s/.debug", r->opts.symfs);
+		r->opts.buildid_dir = dir ? pa_arena_strdup(&r->arena, dir) : NULL;
+		free(dir);
+		if (!r->opts.buildid_dir) {
+			pa_err_set(err, -ENOMEM, "out of memory");
+			pa_resolver_free(r);
+			return NULL;
+		}
+	}
+	/* read-only: what debuginfod sends stays in its client's cache */
+	struct pa_finder_opts fo = {.sz = sizeof(fo),
+	                            .symfs = r->opts.symfs,
+	                            .buildid_dir = r->opts.buildid_dir,
+	                            .no_cache_add = true};
 	if (!(r->finder = pa_finder_new(&fo, err))) {
 		pa_resolver_free(r);
 		return NULL;

@@ -616,8 +616,11 @@ struct pa_unwind *pa_unwind_new(struct pa_resolver *r, const char **why)
 		return NULL;
 	u->session = r->session;
 	struct pa_err err = {0};
-	struct pa_finder_opts fo = {
-	    .sz = sizeof(fo), .symfs = r->opts.symfs, .buildid_dir = r->opts.buildid_dir};
+	/* read-only: what debuginfod sends stays in its client's cache */
+	struct pa_finder_opts fo = {.sz = sizeof(fo),
+	                            .symfs = r->opts.symfs,
+	                            .buildid_dir = r->opts.buildid_dir,
+	                            .no_cache_add = true};
 	u->finder = pa_finder_new(&fo, &err);
 	/* headers in this host's byte order, for libdwfl's i386 and x86_64
 	 * backends (registers, return-address column, default CFI) */

@@ -3,8 +3,10 @@
 # (-Z .tar.zst=zstdcat: it reads the tarballs themselves), on 127.0.0.1 in a
 # private network namespace when one can be made (else on a free port). With
 # DEBUGINFOD_URLS pointing at it and the recorded program gone, pa report
-# symbolizes from an empty cache exactly as perf did, and adds what it
-# fetched to the cache; pa archive fetches a missing binary the same way
+# symbolizes from an empty cache exactly as perf did, and writes nothing
+# into the cache (a read-only command: what it fetched stays in the
+# debuginfod client's own cache); pa archive fetches a missing binary the
+# same way
 # (and does not with --no-debuginfod). Skips (77) only when the debuginfod
 # program cannot run here.
 if [ -z "${PA_DEBUGINFOD_NETNS:-}" ] && command -v ip >/dev/null 2>&1 &&
@@ -79,9 +81,12 @@ cmp -s probe.bin "$WORK/pack-cache/${WORK#/}/prog/spin/$prog_id/elf" || fail "de
 export DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$WORK/dcache DEBUGINFOD_TIMEOUT=10
 same_reports "debuginfod, empty cache" rec.data "$WORK/empty" "$WORK/exp"
 unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH
-pa buildid-cache --buildid-dir "$WORK/empty" --list --all >fetched.list
 CHECKS=$((CHECKS + 1))
-grep -qx "$prog_id $WORK/prog/spin" fetched.list || fail "the download is not in the cache: $(cat fetched.list)"
+left=$(find "$WORK/empty" -mindepth 1 2>/dev/null | head -n 3)
+[ -z "$left" ] || fail "pa report wrote the download into the build-id cache: $left"
+CHECKS=$((CHECKS + 1))
+[ -n "$(find "$WORK/dcache" -type f 2>/dev/null | head -n 1)" ] ||
+	fail "the download is not in the debuginfod client's cache"
 # without the server the program has no symbols: the names did come from it
 pa report -i rec.data "${REPORT_FLAGS[@]}" --sort sym --buildid-dir "$WORK/empty2" >nosrv 2>/dev/null
 CHECKS=$((CHECKS + 1))
