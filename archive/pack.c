@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -99,35 +98,6 @@ static int add_if_match(struct packer *p, const char *path, const char *dso_name
 	return r < 0 ? r : 1;
 }
 
-/* The running process's vdso image (it ends with its section headers). */
-static const void *running_vdso(size_t *size)
-{
-	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-	uint64_t end;
-
-	if (!img || memcmp(img, "\177ELF", 4))
-		return NULL;
-	if (img[4] == 2) {
-		uint64_t shoff;
-		uint16_t shentsize, shnum;
-		memcpy(&shoff, img + 0x28, 8);
-		memcpy(&shentsize, img + 0x3a, 2);
-		memcpy(&shnum, img + 0x3c, 2);
-		end = shoff + (uint64_t)shentsize * shnum;
-	} else {
-		uint32_t shoff;
-		uint16_t shentsize, shnum;
-		memcpy(&shoff, img + 0x20, 4);
-		memcpy(&shentsize, img + 0x2e, 2);
-		memcpy(&shnum, img + 0x30, 2);
-		end = shoff + (uint64_t)shentsize * shnum;
-	}
-	if (end < 64 || end > (1u << 20))
-		return NULL;
-	*size = (size_t)end;
-	return img;
-}
-
 /* The cache name of a DSO: its recorded name without " (deleted)". */
 static char *cache_name(const struct pa_archive_dso *d)
 {
@@ -181,7 +151,7 @@ static int ensure_main(struct packer *p, const struct pa_archive_dso *d, const c
 		struct pa_buildid rid;
 		if (cached(p, id, PA_BCACHE_VDSO) || cached(p, id, PA_BCACHE_ELF))
 			return 0;
-		img = running_vdso(&size);
+		img = pa_buildid_running_vdso(&size);
 		if (img && pa_buildid_read_elf_mem(img, size, &rid, NULL) == 0 &&
 		    pa_buildid_equal(&rid, id)) {
 			r = pa_bcache_add_mem(p->c, img, size, name, id, PA_BCACHE_VDSO, err);

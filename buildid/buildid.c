@@ -4,6 +4,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <sys/auxv.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -372,4 +373,32 @@ int pa_buildid_running_kernel(const char *notes_path, struct pa_buildid *out,
 	    scan_kernel_notes(buf, len, true, out) == 0)
 		return 0;
 	return pa_err_set(err, PA_ERR_NOT_FOUND, "'%s': no build-id note", notes_path);
+}
+
+const void *pa_buildid_running_vdso(size_t *size)
+{
+	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	uint64_t end;
+
+	if (!img || memcmp(img, "\177ELF", 4))
+		return NULL;
+	if (img[4] == 2) {
+		uint64_t shoff;
+		uint16_t shentsize, shnum;
+		memcpy(&shoff, img + 0x28, 8);
+		memcpy(&shentsize, img + 0x3a, 2);
+		memcpy(&shnum, img + 0x3c, 2);
+		end = shoff + (uint64_t)shentsize * shnum;
+	} else {
+		uint32_t shoff;
+		uint16_t shentsize, shnum;
+		memcpy(&shoff, img + 0x20, 4);
+		memcpy(&shentsize, img + 0x2e, 2);
+		memcpy(&shnum, img + 0x30, 2);
+		end = shoff + (uint64_t)shentsize * shnum;
+	}
+	if (end < 64 || end > (1u << 20))
+		return NULL;
+	*size = (size_t)end;
+	return img;
 }

@@ -84,6 +84,11 @@ int pa_buildid_identify(const char *path, struct pa_buildid *out, bool *is_fallb
  * (-ENOENT when it does not exist). */
 int pa_buildid_file_matches(const char *path, const struct pa_buildid *id, struct pa_err *err);
 
+/* The running process's vdso image (it ends with its section header
+ * table): its bytes and *size, or NULL when there is none that looks
+ * whole (at most 1 MiB). */
+const void *pa_buildid_running_vdso(size_t *size);
+
 /* The running kernel's build-id, parsed from the raw note list in
  * /sys/kernel/notes (notes_path overrides it, for tests; NULL = default).
  * 0, -PA_ERR_NOT_FOUND when there is no GNU build-id note, or an error. */

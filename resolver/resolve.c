@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 
 static void dso_fail(struct dso_syms *ds, const char *why)
 {
@@ -244,30 +243,10 @@ void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, stru
  * read-only): symbols are read from the image when the cache has none. */
 static bool running_vdso(const unsigned char **img_out, size_t *size_out, struct pa_buildid *id)
 {
-	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-	if (!img || memcmp(img, "\177ELF", 4))
-		return false;
-	/* the image ends with its section header table */
 	size_t size;
-	if (img[4] == 2) {
-		uint64_t shoff;
-		uint16_t shentsize, shnum;
-		memcpy(&shoff, img + 0x28, 8);
-		memcpy(&shentsize, img + 0x3a, 2);
-		memcpy(&shnum, img + 0x3c, 2);
-		size = (size_t)shoff + (size_t)shentsize * shnum;
-	} else {
-		uint32_t shoff;
-		uint16_t shentsize, shnum;
-		memcpy(&shoff, img + 0x20, 4);
-		memcpy(&shentsize, img + 0x2e, 2);
-		memcpy(&shnum, img + 0x30, 2);
-		size = (size_t)shoff + (size_t)shentsize * shnum;
-	}
-	if (size < 64 || size > (1u << 20))
-		return false;
+	const unsigned char *img = pa_buildid_running_vdso(&size);
 	struct pa_err err = {0};
-	if (pa_buildid_read_elf_mem(img, size, id, &err))
+	if (!img || pa_buildid_read_elf_mem(img, size, id, &err))
 		return false;
 	*img_out = img;
 	*size_out = size;
