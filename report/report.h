@@ -44,6 +44,10 @@
  *    merges split entries again, call graphs included). The sample count
  *    of every key is the same. (Call graphs are exact there: pa rebuilds
  *    perf's own tree chain by chain when siblings mix.)
+ *  - --symfs on a --call-graph dwarf recording whose program is not under
+ *    the symfs: perf's libunwind prints no user chain for such a sample,
+ *    pa the sampled user ip (as it does where the file is missing without
+ *    a symfs).
  *  - --sort srcline on DSOs without line tables whose lookups often fail
  *    (stripped binaries of other processes in system-wide recordings):
  *    perf gives up on a DSO's addr2line after enough failures, so its
