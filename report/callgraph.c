@@ -86,8 +86,13 @@ struct cg_state {
 	struct memo *self_memo; /* per loc: its sample (self) entry, likewise */
 
 	/* r->ordered: perf's entries_in of each event, searched as perf
-	 * does, sample by sample (findnew_entry) */
+	 * does, sample by sample (findnew_entry); gen counts the entries
+	 * made, ents the entries each bucket added its samples to (the self
+	 * entry first) */
 	struct pa_rb *etree;
+	uint64_t gen;
+	uint32_t *ents;
+	size_t nr_ents, cap_ents;
 };
 
 /* The children entry a chain location led to, and the sample context it
@@ -329,8 +334,21 @@ static int findnew_in_tree(struct pa_report *r, struct cg_state *c, const struct
 		return ret;
 	c->e[c->nr] = *tmp;
 	*out = pa_rb_insert(t, (uint32_t)c->nr, dir_entry, r);
-	if (*out == c->nr)
+	if (*out == c->nr) {
 		c->nr++;
+		c->gen++;
+	}
+	return 0;
+}
+
+/* r->ordered: remember that the bucket being added went to entry idx. */
+static int note_ent(struct cg_state *c, uint32_t idx)
+{
+	if (!c->etree)
+		return 0;
+	if (PA_GROW(c->ents, c->cap_ents, c->nr_ents + 1, 1024))
+		return -ENOMEM;
+	c->ents[c->nr_ents++] = idx;
 	return 0;
 }
 
@@ -467,6 +485,8 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		return -ENOMEM;
 	if (so)
 		*so = (struct memo){tmp.comm, tmp.parent, tid, tmp.cpu, tmp.evsel, self + 1};
+	if (note_ent(c, self))
+		return -ENOMEM;
 	struct cg_entry *e = &c->e[self];
 	e->period += b->period;
 	e->count += b->count;
@@ -536,6 +556,8 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		}
 		*mo = (struct memo){t.comm, t.parent, tid, t.cpu, t.evsel, idx + 1};
 		c->he_cache[nr_cache++] = idx;
+		if (note_ent(c, idx))
+			return -ENOMEM;
 		struct cg_entry *a = &c->e[idx];
 		a->acc_period += b->period;
 		a->acc_count += b->count;
@@ -621,30 +643,83 @@ int pa_cg_index_refs(struct pa_report *r, const struct cg_entry *const *es, size
 	return 0;
 }
 
-/* r->ordered: one bucket per record of samples, in perf's order, so that
- * each sample finds its entries as perf's does (the buckets of one key
- * then share their stack; their cursors and sums are the same). The
- * event trees that findnew_entry searches then. */
-static int buckets_in_sample_order(struct pa_report *r, struct cg_state *c)
+/* A record of samples added to bucket bi once more: the sums add_bucket
+ * made for its first record (its entries noted in ents[off, off + n)). */
+static void add_again(struct pa_report *r, struct cg_state *c, uint32_t bi, const uint32_t *ents,
+                      uint32_t n, uint64_t period, uint64_t count)
 {
-	struct bucket *nb = malloc((r->nr_slog + 1) * sizeof(*nb));
-	c->etree = calloc(r->nr_evsels + 1, sizeof(*c->etree));
-	if (!nb || !c->etree) {
-		free(nb);
-		return -ENOMEM;
+	struct bucket *b = &r->buckets[bi];
+	b->period += period;
+	b->count += count;
+	struct cg_entry *e = &c->e[ents[0]];
+	e->period += period;
+	e->count += count;
+	if (!e->filtered)
+		c->cc_total_nf[b->evsel] += period;
+	c->cc_total[b->evsel] += period;
+	for (uint32_t k = 0; k < n; k++) {
+		c->e[ents[k]].acc_period += period;
+		c->e[ents[k]].acc_count += count;
 	}
+}
+
+/* r->ordered: the records of samples in perf's order, each finding its
+ * entries in perf's trees as perf's samples do. A record whose bucket
+ * made no entry the last time, with none made since, finds the same
+ * entries again (the trees did not change): its sums go to that bucket.
+ * Else it becomes a bucket of its own (the buckets of one key share
+ * their stack; cursors and sums add up the same). */
+static int add_in_sample_order(struct pa_report *r, struct cg_state *c)
+{
+	struct bucket *orig = r->buckets;
+	size_t n_orig = r->nr_buckets, cap = 0;
+	struct last {
+		uint32_t bucket, off, n;
+		uint64_t gen;
+	} *last = malloc((n_orig + 1) * sizeof(*last));
+	int ret = -ENOMEM;
+	c->etree = calloc(r->nr_evsels + 1, sizeof(*c->etree));
+	if (!last || !c->etree)
+		goto out;
 	for (unsigned i = 0; i <= r->nr_evsels; i++)
 		c->etree[i].root = PA_RB_NIL;
+	for (size_t i = 0; i < n_orig; i++)
+		last[i].bucket = UINT32_MAX;
+	r->buckets = NULL;
+	r->nr_buckets = 0;
 	for (size_t k = 0; k < r->nr_slog; k++) {
-		nb[k] = r->buckets[r->slog[k].bucket];
-		nb[k].period = r->slog[k].period;
-		nb[k].count = r->slog[k].count;
+		const struct slog *sl = &r->slog[k];
+		struct last *l = &last[sl->bucket];
+		if (l->bucket != UINT32_MAX && l->gen == c->gen) {
+			add_again(r, c, l->bucket, c->ents + l->off, l->n, sl->period, sl->count);
+			continue;
+		}
+		if (PA_GROW(r->buckets, cap, r->nr_buckets + 1, 1024))
+			goto out;
+		uint32_t bi = (uint32_t)r->nr_buckets++;
+		r->buckets[bi] = orig[sl->bucket];
+		r->buckets[bi].period = sl->period;
+		r->buckets[bi].count = sl->count;
+		uint64_t gen = c->gen;
+		size_t off = c->nr_ents;
+		if (add_bucket(r, c, bi))
+			goto out;
+		*l = (struct last){c->gen == gen ? bi : UINT32_MAX, (uint32_t)off,
+		                   (uint32_t)(c->nr_ents - off), c->gen};
 	}
-	pa_report_mem_grew(r, r->cap_buckets * sizeof(*nb), (r->nr_slog + 1) * sizeof(*nb));
-	free(r->buckets);
-	r->buckets = nb;
-	r->nr_buckets = r->cap_buckets = r->nr_slog;
-	return 0;
+	pa_report_mem_grew(r, r->cap_buckets * sizeof(*orig), cap * sizeof(*orig));
+	r->cap_buckets = cap;
+	ret = 0;
+out:
+	if (ret) { /* the report frees what it holds */
+		free(r->buckets);
+		r->buckets = orig;
+		r->nr_buckets = n_orig;
+		orig = NULL;
+	}
+	free(orig);
+	free(last);
+	return ret;
 }
 
 int pa_cg_build(struct pa_report *r)
@@ -656,14 +731,14 @@ int pa_cg_build(struct pa_report *r)
 		return -ENOMEM;
 	r->cgs = c;
 	unsigned ne = r->nr_evsels + 1;
-	if (r->ordered && buckets_in_sample_order(r, c))
-		return -ENOMEM;
 	c->cc_total = calloc(ne, sizeof(*c->cc_total));
 	c->cc_total_nf = calloc(ne, sizeof(*c->cc_total_nf));
 	unsigned nd = pa_session_nr_dsos(r->session);
 	c->dso_canon = calloc(nd + 1, sizeof(*c->dso_canon));
-	c->bcur = calloc(r->nr_buckets + 1, sizeof(*c->bcur));
-	c->bent_off = calloc(r->nr_buckets + 1, sizeof(*c->bent_off));
+	/* (r->ordered: a bucket per record of samples at the most) */
+	size_t max_buckets = r->ordered ? r->nr_slog : r->nr_buckets;
+	c->bcur = calloc(max_buckets + 1, sizeof(*c->bcur));
+	c->bent_off = calloc(max_buckets + 1, sizeof(*c->bent_off));
 	c->parent_hit = calloc(pa_resolver_nr_locs(r->res) + 1, 1);
 	c->ignore_hit = calloc(pa_resolver_nr_locs(r->res) + 1, 1);
 	size_t self_bytes = (pa_resolver_nr_locs(r->res) + 1) * sizeof(*c->memo);
@@ -687,9 +762,14 @@ int pa_cg_build(struct pa_report *r)
 				break;
 			}
 	}
-	for (size_t i = 0; i < r->nr_buckets; i++)
-		if (add_bucket(r, c, (uint32_t)i))
+	if (r->ordered) {
+		if (add_in_sample_order(r, c))
 			return -ENOMEM;
+	} else {
+		for (size_t i = 0; i < r->nr_buckets; i++)
+			if (add_bucket(r, c, (uint32_t)i))
+				return -ENOMEM;
+	}
 	/* (the stack trie stays: printing does not change the model, and
 	 * pa_report_foreach_stack works after it) */
 	free(c->parent_hit);
@@ -710,6 +790,7 @@ void pa_cg_free(struct pa_report *r)
 	for (unsigned i = 0; c->etree && i <= r->nr_evsels; i++)
 		pa_rb_release(&c->etree[i]);
 	free(c->etree);
+	free(c->ents);
 	free(c->e);
 	free(c->table);
 	free(c->m);
