@@ -93,6 +93,7 @@ struct cg_state {
 	uint64_t gen;
 	uint32_t *ents;
 	size_t nr_ents, cap_ents;
+	size_t nr_he_cache; /* the last add_bucket's entries, in he_cache */
 };
 
 /* The children entry a chain location led to, and the sample context it
@@ -341,15 +342,22 @@ static int findnew_in_tree(struct pa_report *r, struct cg_state *c, const struct
 	return 0;
 }
 
-/* r->ordered: remember that the bucket being added went to entry idx. */
-static int note_ent(struct cg_state *c, uint32_t idx)
+/* The sums of a record of samples in the entries it went to: ents[0] its
+ * self entry, each of ents an entry it accumulates in (--children). */
+static void add_sums(struct cg_state *c, unsigned evsel, const uint32_t *ents, size_t n,
+                     uint64_t period, uint64_t count)
 {
-	if (!c->etree)
-		return 0;
-	if (PA_GROW(c->ents, c->cap_ents, c->nr_ents + 1, 1024))
-		return -ENOMEM;
-	c->ents[c->nr_ents++] = idx;
-	return 0;
+	struct cg_entry *e = &c->e[ents[0]];
+	e->period += period;
+	e->count += count;
+	/* perf's hist_entry__add_callchain_period: by the entry's flag */
+	if (!e->filtered)
+		c->cc_total_nf[evsel] += period;
+	c->cc_total[evsel] += period;
+	for (size_t k = 0; k < n; k++) {
+		c->e[ents[k]].acc_period += period;
+		c->e[ents[k]].acc_count += count;
+	}
 }
 
 static int findnew_entry(struct pa_report *r, struct cg_state *c, const struct cg_entry *tmp,
@@ -485,13 +493,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		return -ENOMEM;
 	if (so)
 		*so = (struct memo){tmp.comm, tmp.parent, tid, tmp.cpu, tmp.evsel, self + 1};
-	if (note_ent(c, self))
-		return -ENOMEM;
 	struct cg_entry *e = &c->e[self];
-	e->period += b->period;
-	e->count += b->count;
-	e->acc_period += b->period;
-	e->acc_count += b->count;
 	bent[0] = UINT32_MAX;
 	if (graphs && nc) {
 		bent[0] = self;
@@ -499,16 +501,10 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		if (nc > e->max_depth)
 			e->max_depth = (uint32_t)nc;
 	}
-	/* perf's hist_entry__add_callchain_period: by the entry's flag */
-	if (!e->filtered)
-		c->cc_total_nf[b->evsel] += b->period;
-	c->cc_total[b->evsel] += b->period;
-	if (!p->children)
-		return 0;
 	size_t nr_cache = 0;
 	c->he_cache[nr_cache++] = self;
 	char level = root->level;
-	for (size_t i = 0; i < nc; i++) {
+	for (size_t i = 0; p->children && i < nc; i++) { /* --children */
 		const struct pa_loc *l = &pa_report_locs(r)[c->cursor[i]];
 		bent[i + 1] = UINT32_MAX;
 		/* perf's fill_callchain_info: the level follows the maps the
@@ -556,11 +552,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		}
 		*mo = (struct memo){t.comm, t.parent, tid, t.cpu, t.evsel, idx + 1};
 		c->he_cache[nr_cache++] = idx;
-		if (note_ent(c, idx))
-			return -ENOMEM;
 		struct cg_entry *a = &c->e[idx];
-		a->acc_period += b->period;
-		a->acc_count += b->count;
 		if (graphs) {
 			bent[i + 1] = idx;
 			a->nr_refs++;
@@ -568,6 +560,8 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 				a->max_depth = (uint32_t)(nc - i);
 		}
 	}
+	add_sums(c, b->evsel, c->he_cache, nr_cache, b->period, b->count);
+	c->nr_he_cache = nr_cache;
 	return 0;
 }
 
@@ -643,26 +637,6 @@ int pa_cg_index_refs(struct pa_report *r, const struct cg_entry *const *es, size
 	return 0;
 }
 
-/* A record of samples added to bucket bi once more: the sums add_bucket
- * made for its first record (its entries noted in ents[off, off + n)). */
-static void add_again(struct pa_report *r, struct cg_state *c, uint32_t bi, const uint32_t *ents,
-                      uint32_t n, uint64_t period, uint64_t count)
-{
-	struct bucket *b = &r->buckets[bi];
-	b->period += period;
-	b->count += count;
-	struct cg_entry *e = &c->e[ents[0]];
-	e->period += period;
-	e->count += count;
-	if (!e->filtered)
-		c->cc_total_nf[b->evsel] += period;
-	c->cc_total[b->evsel] += period;
-	for (uint32_t k = 0; k < n; k++) {
-		c->e[ents[k]].acc_period += period;
-		c->e[ents[k]].acc_count += count;
-	}
-}
-
 /* r->ordered: the records of samples in perf's order, each finding its
  * entries in perf's trees as perf's samples do. A record whose bucket
  * made no entry the last time, with none made since, finds the same
@@ -691,7 +665,11 @@ static int add_in_sample_order(struct pa_report *r, struct cg_state *c)
 		const struct slog *sl = &r->slog[k];
 		struct last *l = &last[sl->bucket];
 		if (l->bucket != UINT32_MAX && l->gen == c->gen) {
-			add_again(r, c, l->bucket, c->ents + l->off, l->n, sl->period, sl->count);
+			/* the sums add_bucket made for its first record */
+			struct bucket *b = &r->buckets[l->bucket];
+			b->period += sl->period;
+			b->count += sl->count;
+			add_sums(c, b->evsel, c->ents + l->off, l->n, sl->period, sl->count);
 			continue;
 		}
 		if (PA_GROW(r->buckets, cap, r->nr_buckets + 1, 1024))
@@ -702,10 +680,13 @@ static int add_in_sample_order(struct pa_report *r, struct cg_state *c)
 		r->buckets[bi].count = sl->count;
 		uint64_t gen = c->gen;
 		size_t off = c->nr_ents;
-		if (add_bucket(r, c, bi))
+		if (add_bucket(r, c, bi) ||
+		    PA_GROW(c->ents, c->cap_ents, c->nr_ents + c->nr_he_cache, 1024))
 			goto out;
+		memcpy(c->ents + off, c->he_cache, c->nr_he_cache * sizeof(*c->ents));
+		c->nr_ents += c->nr_he_cache;
 		*l = (struct last){c->gen == gen ? bi : UINT32_MAX, (uint32_t)off,
-		                   (uint32_t)(c->nr_ents - off), c->gen};
+		                   (uint32_t)c->nr_he_cache, c->gen};
 	}
 	pa_report_mem_grew(r, r->cap_buckets * sizeof(*orig), cap * sizeof(*orig));
 	r->cap_buckets = cap;

@@ -248,6 +248,9 @@ struct pa_key_def {
 	int width;    /* a value column's width (0: the header's) */
 	bool right;   /* right-aligned */
 	bool is_sort; /* a sort key */
+	/* perf merges entries again by this key after the stream (its
+	 * se_collapse: hists need_collapse) */
+	bool perf_collapse;
 	/* pa's order of rows: what makes samples one row */
 	int (*collapse)(const struct hkey *a, const struct hkey *b);
 	/* perf's se_cmp(left, right) (its entry trees), as a sign */
@@ -259,6 +262,9 @@ struct pa_key_def {
 	int (*format)(char *buf, size_t size, const struct hkey *k, int width, bool last);
 };
 extern const struct pa_key_def pa_keys[];
+/* Whether one of keys[0, n) makes perf merge its entries again after the
+ * stream (need_collapse). */
+bool pa_keys_perf_collapse(const int *keys, unsigned n);
 /* The key named by name[0, n) (or an alias), or -1. */
 int pa_key_find(const char *name, size_t n);
 /* The least width of a column: a value column's, or its header's. */

@@ -298,7 +298,15 @@ const struct pa_key_def pa_keys[] = {
     [K_OVERHEAD] = {.name = "overhead", .header = "Overhead", .width = 8, .right = true},
     [K_SAMPLE] = {.name = "sample", .header = "Samples", .width = 12, .right = true},
     [K_PERIOD] = {.name = "period", .header = "Period", .width = 12, .right = true},
-    [K_COMM] = SORT_KEY("comm", "Command", comm, comm_cmp),
+    [K_COMM] = {.name = "comm",
+                .header = "Command",
+                .is_sort = true,
+                .perf_collapse = true, /* perf 6.1: comm alone of these keys */
+                .collapse = comm_collapse,
+                .cmp = comm_cmp,
+                .sort = comm_cmp,
+                .natural_width = comm_width,
+                .format = comm_format},
     [K_PID] = SORT_KEY("pid", "    Pid:Command", tid, tid_cmp),
     [K_TID] = SORT_KEY("tid", "    Tid:Command", tid, tid_cmp),
     [K_DSO] = SORT_KEY("dso", "Shared Object", dso, dso_cmp),
@@ -322,6 +330,14 @@ int pa_key_find(const char *name, size_t n)
 	if (n == 6 && !strncmp(name, "symbol", 6))
 		return K_SYM;
 	return -1;
+}
+
+bool pa_keys_perf_collapse(const int *keys, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (pa_keys[keys[i]].perf_collapse)
+			return true;
+	return false;
 }
 
 int pa_key_header_width(int k)

@@ -284,13 +284,10 @@ static void feed_replayed(struct row *rows, size_t n_in, size_t n, bool merge, b
 	}
 	/* the collapsed tree, fed the first one's order, gives it back when
 	 * the comparator is an order and no rows join there; perf makes it
-	 * only when a sort key has a collapse function (need_collapse: comm,
-	 * of pa's keys), and else adds a group's dummies to the first one */
+	 * only when a sort key has a collapse function, and else adds a
+	 * group's dummies to the first one */
 	struct pa_rb *collapsed = a;
-	bool need_collapse = false;
-	for (unsigned k = 0; k < cs->r->nr_keys; k++)
-		need_collapse |= cs->r->keys[k] == K_COMM;
-	if (!need_collapse) {
+	if (!pa_keys_perf_collapse(cs->r->keys, cs->r->nr_keys)) {
 		for (uint32_t i = (uint32_t)n_in; i < n; i++)
 			pa_rb_insert(a, i, dir_collapse, cs);
 	} else if (n_in != n || !order) {
@@ -437,14 +434,7 @@ static int entries_by_samples(struct pa_report *r, unsigned nr_members, struct r
 		const struct row *w = &tmpl[brow[sl->bucket]];
 		uint32_t e = bent[sl->bucket];
 		if (e == UINT32_MAX || bgen[sl->bucket] != gen[w->member]) {
-			if (m + 1 >= cap) {
-				struct row *p = realloc(ent, 2 * cap * sizeof(*ent));
-				if (!p)
-					goto out;
-				ent = p;
-				cap *= 2;
-			}
-			if (pa_rb_reserve(&t[w->member], m + 1))
+			if (PA_GROW(ent, cap, m + 1, 64) || pa_rb_reserve(&t[w->member], m + 1))
 				goto out;
 			ent[m] = *w;
 			ent[m].period = ent[m].count = 0;

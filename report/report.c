@@ -278,10 +278,10 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 	r->chains = r->opts.callchain;
 	for (unsigned i = 0; i < r->nr_keys && r->keys[i] != K_DSO; i++)
 		r->ordered |= r->keys[i] == K_SYM;
-	/* (with call graphs, a collapse key (comm) merges perf's split
-	 * entries again, call graphs included: not replayed, report.h) */
-	for (unsigned i = 0; i < r->nr_keys && r->chains; i++)
-		r->ordered &= r->keys[i] != K_COMM;
+	/* (with call graphs, a collapse key merges perf's split entries
+	 * again, call graphs included: not replayed, report.h) */
+	if (r->chains && pa_keys_perf_collapse(r->keys, r->nr_keys))
+		r->ordered = false;
 	struct pa_resolver_opts ro = {.sz = sizeof(ro),
 				      .no_demangle = r->opts.no_demangle,
 				      .no_threads = r->opts.no_threads,
