@@ -267,6 +267,7 @@ static int write_graph(struct pa_flame *fg, const char *out, enum pa_flame_forma
 int cmd_flamegraph(int argc, const char **argv)
 {
 	struct fg_args a = {0};
+	bool inline_ = true;
 	const struct pa_option opts[] = {
 		OPT_STRING('i', "input", &a.input, "file", "perf.data (default), sysprof capture or folded stacks; - for stdin"),
 		OPT_STRING('o', "output", &a.output, "file", "NAME.svg or NAME.html (- for stdout, with --format)"),
@@ -301,6 +302,7 @@ int cmd_flamegraph(int argc, const char **argv)
 		OPT_STRING('k', "vmlinux", &a.ro.vmlinux, "file", "vmlinux for the kernel's symbols (if its build-id matches)"),
 		OPT_STRING(0, "max-memory", &a.max_memory, "size", PA_MAX_MEMORY_HELP),
 		OPT_BOOL(0, "no-demangle", &a.ro.no_demangle, "do not demangle symbol names"),
+		OPT_BOOL(0, "inline", &inline_, "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)"),
 		OPT_END(),
 	};
 	int n = pa_parse_options(argc, argv, opts,
@@ -309,6 +311,7 @@ int cmd_flamegraph(int argc, const char **argv)
 		return n;
 	if (pa_cli_size_opt("max-memory", a.max_memory, &a.max_mem))
 		return PA_EXIT_USAGE;
+	a.ro.no_inline = !inline_;
 	if (n > 0) {
 		fprintf(stderr,
 			"pa: flamegraph: unexpected argument '%s' (the input goes after -i)\n",

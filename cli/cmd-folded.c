@@ -29,7 +29,7 @@ static int print_stack(void *ctx, const struct pa_stack *st)
 int cmd_folded(int argc, const char **argv)
 {
 	const char *input = NULL, *max_memory = NULL;
-	bool all = false, period = false;
+	bool all = false, period = false, inline_ = true;
 	long max_stack = 0;
 	struct pa_report_opts ro = {.sz = sizeof(ro)};
 	const struct pa_option opts[] = {
@@ -65,6 +65,7 @@ int cmd_folded(int argc, const char **argv)
 	               "vmlinux for the kernel's symbols (if its build-id matches)"),
 	    OPT_STRING(0, "max-memory", &max_memory, "size", PA_MAX_MEMORY_HELP),
 	    OPT_BOOL(0, "no-demangle", &ro.no_demangle, "do not demangle symbol names"),
+	    OPT_BOOL(0, "inline", &inline_, "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)"),
 	    OPT_END(),
 	};
 	int n = pa_parse_options(argc, argv, opts, "pa folded [options]");
@@ -87,6 +88,7 @@ int cmd_folded(int argc, const char **argv)
 	}
 	if (all)
 		ro.annotate_kernel = ro.annotate_jit = true;
+	ro.no_inline = !inline_;
 	ro.max_stack = (int)max_stack;
 	ro.callchain = true;
 	ro.call_graph = "none";

@@ -99,7 +99,7 @@ static bool percent_limit_after_g(int argc, const char **argv)
 int cmd_report(int argc, const char **argv)
 {
 	const char *input = NULL, *callgraph = NULL, *percentage = NULL, *max_memory = NULL;
-	bool header_only = false, header = false, stdio_ = false, children = true;
+	bool header_only = false, header = false, stdio_ = false, children = true, inline_ = true;
 	int quiet = 0, verbose = 0;
 	long max_stack = 0;
 	double percent_limit = 0;
@@ -138,6 +138,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING('k', "vmlinux", &ro.vmlinux, "file", "vmlinux for the kernel's symbols (if its build-id matches)"),
 		OPT_STRING(0, "max-memory", &max_memory, "size", PA_MAX_MEMORY_HELP),
 		OPT_BOOL(0, "no-demangle", &ro.no_demangle, "do not demangle symbol names"),
+		OPT_BOOL(0, "inline", &inline_, "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)"),
 		OPT_END(),
 	};
 	int n = pa_parse_options(argc, argv, opts, "pa report [options]");
@@ -168,6 +169,7 @@ int cmd_report(int argc, const char **argv)
 		return PA_EXIT_USAGE;
 	}
 	ro.relative = percentage && !strcmp(percentage, "relative");
+	ro.no_inline = !inline_;
 	ro.quiet = quiet > 0;
 	ro.percent_limit = percent_limit;
 	ro.max_stack = (int)max_stack;

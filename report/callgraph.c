@@ -17,8 +17,9 @@
  * Graphs are built when an entry is printed, level by level, by
  * partitioning its cursors on their next entry's match id (perf's
  * CCKEY_FUNCTION: same DSO and symbol, or same DSO and address without a
- * symbol). perf's radix tree is the path-compressed form of that trie; a
- * branch below the threshold is never printed and never built. Sibling
+ * symbol; an inline frame by its name alone). perf's radix tree is the
+ * path-compressed form of that trie; a branch below the threshold is never
+ * printed and never built. Sibling
  * order follows perf: the larger cumulated period first, equal ones in the
  * order of perf's rb-tree of children (match_chain's order, descending).
  */
@@ -32,9 +33,19 @@
 
 struct mkey {
 	uint32_t dso_ord; /* 0: no DSO; else dso idx + 1 (perf compares dso pointers) */
-	uint32_t has_sym;
-	uint64_t v; /* symbol start, or the raw ip */
+	uint32_t has_sym; /* MK_* */
+	uint64_t v; /* symbol start, the raw ip, or an inline frame's interned name */
 };
+
+/* What match_chain compares: the symbol (DSO and start), the raw ip
+ * without one, or an inline frame's name alone (perf compares inlined
+ * frames by name, whatever their DSO). */
+enum { MK_IP, MK_SYM, MK_INLINE };
+
+static const char *mkey_name(const struct mkey *k)
+{
+	return (const char *)(uintptr_t)k->v;
+}
 
 /* A bucket's cursor in the pool. */
 struct bcur {
@@ -63,7 +74,6 @@ struct cg_state {
 	uint32_t *stable;
 	size_t stable_cap;
 	struct pa_u64map comm_canon; /* comm pointer -> interned */
-	struct pa_dso **dso_canon;   /* by dso idx: first DSO with the same short name */
 
 	uint64_t *cc_total, *cc_total_nf; /* per evsel */
 	unsigned nr_evsels;
@@ -80,6 +90,8 @@ struct cg_state {
 	size_t nr_refs_indexed;
 
 	uint8_t *parent_hit, *ignore_hit; /* per loc: 0 unknown, 1 match, 2 no */
+	const char **ip_src; /* per loc, with the srcline key: its chain entry's */
+	bool sym_key;        /* the sym key is one (perf's quick duplicate check) */
 	uint32_t *cursor, *he_cache;
 	size_t cap_cursor;
 	struct memo *memo;      /* per loc: its chain entry for the last context */
@@ -110,24 +122,16 @@ struct memo {
 
 /* ---- interning ---------------------------------------------------------- */
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return pa_hash64(h);
-}
-
 static uint64_t str_hash_idx(void *ctx, uint32_t i)
 {
-	return str_hash(((struct cg_state *)ctx)->str[i]);
+	return pa_hash_str(((struct cg_state *)ctx)->str[i]);
 }
 
 static const char *intern_str(struct cg_state *c, const char *s)
 {
 	if (pa_index_table_grow(&c->stable, &c->stable_cap, c->nr_str, str_hash_idx, c))
 		return NULL;
-	size_t mask = c->stable_cap - 1, j = str_hash(s) & mask;
+	size_t mask = c->stable_cap - 1, j = pa_hash_str(s) & mask;
 	for (; c->stable[j]; j = (j + 1) & mask)
 		if (!strcmp(c->str[c->stable[j] - 1], s))
 			return c->str[c->stable[j] - 1];
@@ -155,11 +159,6 @@ static const char *canon_comm(struct cg_state *c, const char *comm)
 	return *slot;
 }
 
-static struct pa_dso *canon_dso(const struct cg_state *c, struct pa_dso *d)
-{
-	return d ? c->dso_canon[d->idx] : NULL;
-}
-
 static uint64_t mkey_hash(const struct mkey *k)
 {
 	return pa_hash64(k->v ^ ((uint64_t)k->dso_ord << 33) ^ ((uint64_t)k->has_sym << 63));
@@ -179,8 +178,13 @@ static int loc_match(struct pa_report *r, struct cg_state *c, uint32_t li, uint3
 		return 0;
 	}
 	struct mkey k = {.dso_ord = l->dso ? l->dso->idx + 1 : 0};
-	if (l->sym && !r->cg.address_key) {
-		k.has_sym = 1;
+	if (l->sym && l->sym->inlined && !r->cg.address_key) {
+		const char *name = intern_str(c, l->sym->name);
+		if (!name)
+			return -ENOMEM;
+		k = (struct mkey){.has_sym = MK_INLINE, .v = (uint64_t)(uintptr_t)name};
+	} else if (l->sym && !r->cg.address_key) {
+		k.has_sym = MK_SYM;
 		k.v = l->sym->start;
 	} else {
 		k.v = l->ip;
@@ -213,89 +217,24 @@ static int loc_match(struct pa_report *r, struct cg_state *c, uint32_t li, uint3
 
 /* ---- hist entries ----------------------------------------------------- */
 
-static uint64_t entry_hash(const struct pa_report *r, const struct cg_state *c,
-                           const struct cg_entry *e)
+/* perf's hist entries by their sort keys (the key table's hash and
+ * perf's comparison), and their event. */
+static uint64_t entry_hash(const struct pa_report *r, const struct cg_entry *e)
 {
-	uint64_t h = pa_hash64(e->evsel + 1);
-	for (unsigned i = 0; i < r->nr_keys; i++) {
-		switch (r->keys[i]) {
-		case K_COMM:
-			h = pa_hash64(h ^ (uint64_t)(uintptr_t)e->comm);
-			break;
-		case K_PID:
-		case K_TID:
-			h = pa_hash64(h ^ (uint64_t)(uint32_t)pa_thread_tid(e->thread) << 1);
-			break;
-		case K_DSO:
-			h = pa_hash64(h ^ (uint64_t)(uintptr_t)canon_dso(c, e->dso));
-			break;
-		case K_SYM:
-			if (e->sym)
-				h = pa_hash64(h ^ e->sym->start ^
-				              (uint64_t)(uintptr_t)canon_dso(c, e->dso));
-			else /* perf compares the address only, not the level */
-				h = pa_hash64(h ^ e->addr ^ 7);
-			break;
-		case K_CPU:
-			h = pa_hash64(h ^ e->cpu ^ 0x1234);
-			break;
-		case K_PARENT:
-			h = pa_hash64(h ^ (uint64_t)(uintptr_t)e->parent ^ 0x777);
-			break;
-		}
-	}
-	return h;
+	struct hkey k;
+	pa_key_of_entry(e, &k);
+	return pa_key_hash(r->keys, r->nr_keys, &k) ^ pa_hash64(e->evsel + 1);
 }
 
-static bool entry_eq(const struct pa_report *r, const struct cg_state *c, const struct cg_entry *a,
-                     const struct cg_entry *b)
+static bool entry_eq(const struct pa_report *r, const struct cg_entry *a, const struct cg_entry *b)
 {
-	if (a->evsel != b->evsel)
-		return false;
-	for (unsigned i = 0; i < r->nr_keys; i++) {
-		switch (r->keys[i]) {
-		case K_COMM:
-			if (a->comm != b->comm)
-				return false;
-			break;
-		case K_PID:
-		case K_TID:
-			if (pa_thread_tid(a->thread) != pa_thread_tid(b->thread))
-				return false;
-			break;
-		case K_DSO:
-			if (canon_dso(c, a->dso) != canon_dso(c, b->dso))
-				return false;
-			break;
-		case K_SYM:
-			if (!a->sym != !b->sym)
-				return false;
-			if (a->sym) {
-				/* perf: same DSO name, then start, then end */
-				if (canon_dso(c, a->dso) != canon_dso(c, b->dso) ||
-				    a->sym->start != b->sym->start || a->sym->end != b->sym->end)
-					return false;
-			} else if (a->addr != b->addr) {
-				return false;
-			}
-			break;
-		case K_CPU:
-			if (a->cpu != b->cpu)
-				return false;
-			break;
-		case K_PARENT:
-			if (a->parent != b->parent)
-				return false;
-			break;
-		}
-	}
-	return true;
+	return a->evsel == b->evsel && !pa_report_entry_cmp(r, a, b);
 }
 
 static uint64_t entry_hash_idx(void *ctx, uint32_t i)
 {
 	struct pa_report *r = ctx;
-	return entry_hash(r, r->cgs, &r->cgs->e[i]);
+	return entry_hash(r, &r->cgs->e[i]);
 }
 
 /* perf's hists__add_entry: find, or create unless create is false
@@ -367,9 +306,9 @@ static int findnew_entry(struct pa_report *r, struct cg_state *c, const struct c
 		return findnew_in_tree(r, c, tmp, out);
 	if (pa_index_table_grow(&c->table, &c->table_cap, c->nr, entry_hash_idx, r))
 		return -ENOMEM;
-	size_t mask = c->table_cap - 1, j = entry_hash(r, c, tmp) & mask;
+	size_t mask = c->table_cap - 1, j = entry_hash(r, tmp) & mask;
 	for (; c->table[j]; j = (j + 1) & mask)
-		if (entry_eq(r, c, &c->e[c->table[j] - 1], tmp)) {
+		if (entry_eq(r, &c->e[c->table[j] - 1], tmp)) {
 			*out = c->table[j] - 1;
 			return 0;
 		}
@@ -478,6 +417,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	                       .filtered = b->filtered && !refiltered,
 	                       .cpu = b->cpu,
 	                       .parent = parent ? intern_str(c, parent->name) : NULL,
+	                       .srcline = root->srcline,
 	                       .evsel = b->evsel};
 	if (!tmp.comm || (parent && !tmp.parent))
 		return -ENOMEM;
@@ -517,15 +457,32 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		t.sym = l->sym;
 		t.addr = l->ip;
 		t.level = level;
+		/* perf: an inline frame's srcline came with it; another
+		 * entry's is asked of its raw ip */
+		if (c->ip_src) {
+			uint32_t li = c->cursor[i];
+			if (!c->ip_src[li])
+				c->ip_src[li] = l->inl_frame ? l->srcline
+				                             : pa_resolver_ip_srcline(r->res, l);
+			if (!c->ip_src[li])
+				return -ENOMEM;
+			t.srcline = c->ip_src[li];
+		}
 		uint32_t idx;
 		struct memo *mo = &c->memo[c->cursor[i]];
 		if (c->etree) {
 			/* perf's order: a duplicate of this sample's entries
 			 * (same symbol, equal keys) first, then the tree */
 			bool dup = false;
-			for (size_t k = 0; k < nr_cache && !dup; k++)
-				dup = c->e[c->he_cache[k]].sym == t.sym &&
-				      !pa_report_entry_cmp(r, &c->e[c->he_cache[k]], &t);
+			for (size_t k = 0; k < nr_cache && !dup; k++) {
+				/* (perf's quick symbol check first: two
+				 * symbols of other ranges, none inlined) */
+				const struct pa_sym *s = c->e[c->he_cache[k]].sym;
+				if (c->sym_key && s && t.sym && !s->inlined && !t.sym->inlined &&
+				    (s->start != t.sym->start || s->end != t.sym->end))
+					continue;
+				dup = !pa_report_entry_cmp(r, &c->e[c->he_cache[k]], &t);
+			}
 			if (dup)
 				continue;
 			t.period = t.count = t.acc_period = t.acc_count = 0;
@@ -583,6 +540,14 @@ static bool may_print_graph(const struct pa_report *r, const struct cg_entry *e)
 	return r->cg.mode == CG_FRACTAL || !min_hit || e->acc_period >= min_hit;
 }
 
+/* The entry that holds e's call chains (pa_cg_merge). */
+static uint32_t entry_root(const struct cg_state *c, uint32_t e)
+{
+	while (c->e[e].merged_into)
+		e = c->e[e].merged_into - 1;
+	return e;
+}
+
 int pa_cg_index_refs(struct pa_report *r, const struct cg_entry *const *es, size_t n)
 {
 	struct cg_state *c = r->cgs;
@@ -620,18 +585,25 @@ int pa_cg_index_refs(struct pa_report *r, const struct cg_entry *const *es, size
 	pa_report_mem_grew(r, 0, (total + 1) * sizeof(*c->refs));
 	c->nr_refs_indexed = total + 1;
 	size_t nb = r->nr_buckets;
-	for (size_t bi = 0; bi < nb && total; bi++) {
-		uint32_t off = c->bent_off[bi];
-		uint32_t end = bi + 1 < nb ? c->bent_off[bi + 1] : (uint32_t)c->nr_bent;
-		for (uint32_t k = off; k < end; k++) {
-			uint32_t ei = c->bent[k];
-			if (ei == UINT32_MAX || !want[ei])
-				continue;
-			/* position 0: the self entry's whole cursor */
-			uint32_t pos = k == off ? 0 : k - off - 1;
-			c->refs[c->ref_off[ei] + fill[ei]++] = (struct cref){(uint32_t)bi, pos};
+	/* an entry's own chains, then those of the entries merged into it
+	 * (perf's callchain_merge comes after) */
+	for (int merged = 0; merged < 2; merged++)
+		for (size_t bi = 0; bi < nb && total; bi++) {
+			uint32_t off = c->bent_off[bi];
+			uint32_t end = bi + 1 < nb ? c->bent_off[bi + 1] : (uint32_t)c->nr_bent;
+			for (uint32_t k = off; k < end; k++) {
+				uint32_t ei = c->bent[k];
+				if (ei == UINT32_MAX || !c->e[ei].merged_into != !merged)
+					continue;
+				ei = entry_root(c, ei);
+				if (!want[ei])
+					continue;
+				/* position 0: the self entry's whole cursor */
+				uint32_t pos = k == off ? 0 : k - off - 1;
+				c->refs[c->ref_off[ei] + fill[ei]++] =
+				    (struct cref){(uint32_t)bi, pos};
+			}
 		}
-	}
 	free(fill);
 	free(want);
 	return 0;
@@ -714,12 +686,16 @@ int pa_cg_build(struct pa_report *r)
 	unsigned ne = r->nr_evsels + 1;
 	c->cc_total = calloc(ne, sizeof(*c->cc_total));
 	c->cc_total_nf = calloc(ne, sizeof(*c->cc_total_nf));
-	unsigned nd = pa_session_nr_dsos(r->session);
-	c->dso_canon = calloc(nd + 1, sizeof(*c->dso_canon));
 	/* (r->ordered: a bucket per record of samples at the most) */
 	size_t max_buckets = r->ordered ? r->nr_slog : r->nr_buckets;
 	c->bcur = calloc(max_buckets + 1, sizeof(*c->bcur));
 	c->bent_off = calloc(max_buckets + 1, sizeof(*c->bent_off));
+	for (unsigned k = 0; k < r->nr_keys; k++)
+		c->sym_key |= r->keys[k] == K_SYM;
+	for (unsigned k = 0; k < r->nr_keys; k++)
+		if (r->keys[k] == K_SRCLINE && r->cg.children &&
+		    !(c->ip_src = calloc(pa_resolver_nr_locs(r->res) + 1, sizeof(*c->ip_src))))
+			return -ENOMEM;
 	c->parent_hit = calloc(pa_resolver_nr_locs(r->res) + 1, 1);
 	c->ignore_hit = calloc(pa_resolver_nr_locs(r->res) + 1, 1);
 	size_t self_bytes = (pa_resolver_nr_locs(r->res) + 1) * sizeof(*c->memo);
@@ -729,20 +705,10 @@ int pa_cg_build(struct pa_report *r)
 	c->memo = memo_bytes ? calloc(1, memo_bytes) : NULL;
 	c->self_memo = calloc(1, self_bytes);
 	pa_report_mem_grew(r, 0, (c->memo ? memo_bytes : 0) + (c->self_memo ? self_bytes : 0));
-	if (!c->cc_total || !c->cc_total_nf || !c->dso_canon || !c->bcur || !c->bent_off ||
+	if (!c->cc_total || !c->cc_total_nf || !c->bcur || !c->bent_off ||
 	    !c->parent_hit || !c->ignore_hit || (r->cg.children && !c->memo) || !c->self_memo)
 		return -ENOMEM;
 	c->nr_evsels = ne;
-	for (unsigned i = 0; i < nd; i++) {
-		struct pa_dso *d = pa_session_dso(r->session, i);
-		c->dso_canon[i] = d;
-		for (unsigned k = 0; k < i; k++)
-			if (c->dso_canon[k] == pa_session_dso(r->session, k) &&
-			    !strcmp(pa_session_dso(r->session, k)->short_name, d->short_name)) {
-				c->dso_canon[i] = pa_session_dso(r->session, k);
-				break;
-			}
-	}
 	if (r->ordered) {
 		if (add_in_sample_order(r, c))
 			return -ENOMEM;
@@ -755,6 +721,8 @@ int pa_cg_build(struct pa_report *r)
 	 * pa_report_foreach_stack works after it) */
 	free(c->parent_hit);
 	free(c->ignore_hit);
+	free(c->ip_src);
+	c->ip_src = NULL;
 	pa_report_mem_grew(r, (c->memo ? memo_bytes : 0) + self_bytes, 0);
 	free(c->memo);
 	free(c->self_memo);
@@ -779,7 +747,6 @@ void pa_cg_free(struct pa_report *r)
 	free(c->str);
 	free(c->stable);
 	pa_u64map_release(&c->comm_canon);
-	free(c->dso_canon);
 	free(c->cc_total);
 	free(c->cc_total_nf);
 	free(c->pool);
@@ -796,6 +763,19 @@ void pa_cg_free(struct pa_report *r)
 	free(c->he_cache);
 	free(c);
 	r->cgs = NULL;
+}
+
+void pa_cg_merge(const struct pa_report *r, const struct cg_entry *into,
+                 const struct cg_entry *from)
+{
+	struct cg_state *c = r->cgs;
+	struct cg_entry *a = &c->e[into - c->e], *b = &c->e[from - c->e];
+	a->period += b->period;
+	a->count += b->count;
+	a->acc_period += b->acc_period;
+	a->acc_count += b->acc_count;
+	a->nr_refs += b->nr_refs;
+	b->merged_into = (uint32_t)(a - c->e) + 1;
 }
 
 size_t pa_cg_nr_entries(const struct pa_report *r)
@@ -883,6 +863,10 @@ static int gnode_key_cmp(const void *pa, const void *pb, void *arg)
 	const struct gnode *a = pa, *b = pb;
 	const struct cg_state *c = arg;
 	const struct mkey *x = &c->m[a->match], *y = &c->m[b->match];
+	if (x->has_sym == MK_INLINE && y->has_sym == MK_INLINE) {
+		int d = strcmp(mkey_name(x), mkey_name(y));
+		return d > 0 ? -1 : d < 0;
+	}
 	if (x->dso_ord != y->dso_ord)
 		return x->dso_ord > y->dso_ord ? -1 : 1;
 	uint64_t u = x->has_sym && y->has_sym ? x->v : a->first_ip;
@@ -958,10 +942,17 @@ static struct gnode *split(struct printer *pr, uint32_t lo, uint32_t hi, uint32_
 	qsort_r(v, n, sizeof(*v), gnode_key_cmp, (void *)c);
 	/* siblings from one DSO (adjacent now) with and without a symbol:
 	 * perf's order is not an order any more */
+	size_t nr_inline = 0;
+	for (size_t a = 0; a < n; a++)
+		nr_inline += c->m[v[a].match].has_sym == MK_INLINE;
 	for (size_t a = 1; a < n && !pr->inconsistent; a++) {
 		const struct mkey *x = &c->m[v[a - 1].match], *y = &c->m[v[a].match];
 		pr->inconsistent = x->dso_ord == y->dso_ord && x->has_sym != y->has_sym;
 	}
+	/* inline frames (by name) beside others (by DSO and address): no
+	 * order either */
+	if (nr_inline && nr_inline < n)
+		pr->inconsistent = true;
 	for (size_t i = 0; i < n; i++)
 		v[i].seq = (uint32_t)i;
 	*nr = n;
@@ -1008,6 +999,10 @@ static void extend(struct printer *pr, struct gnode *g)
 static int match_entries(const struct printer *pr, uint32_t new_li, uint32_t old_li)
 {
 	const struct pa_loc *n = &pa_report_locs(pr->r)[new_li], *o = &pa_report_locs(pr->r)[old_li];
+	if (n->sym && o->sym && (n->sym->inlined || o->sym->inlined) && !pr->r->cg.address_key) {
+		int d = strcmp(o->sym->name, n->sym->name);
+		return (d > 0) - (d < 0);
+	}
 	uint32_t dn = n->dso ? n->dso->idx + 1 : 0, dold = o->dso ? o->dso->idx + 1 : 0;
 	if (dold != dn)
 		return dold < dn ? -1 : 1;
@@ -1237,12 +1232,17 @@ static struct gnode *children(struct printer *pr, const struct gnode *g, uint64_
 	return v;
 }
 
+/* perf's callchain_list__sym_name into its 1024-byte buffer (longer names
+ * are cut there). */
+#define NAME_BUF 1024
+
 static const char *el_name(const struct printer *pr, uint32_t li, char *buf, size_t size)
 {
 	const struct pa_loc *l = &pa_report_locs(pr->r)[li];
 	if (l->sym)
-		return l->sym->name;
-	snprintf(buf, size, "%#" PRIx64, l->ip);
+		snprintf(buf, size, "%s%s", l->sym->name, l->sym->inlined ? " (inlined)" : "");
+	else
+		snprintf(buf, size, "%#" PRIx64, l->ip);
 	return buf;
 }
 
@@ -1320,7 +1320,7 @@ static int print_graph_level(struct printer *pr, const struct gnode *parent, uin
 	uint32_t entries = 0;
 	long cumul_count = 0;
 	bool any = false;
-	char buf[64];
+	char buf[NAME_BUF];
 	for (size_t i = 0; i < n; i++) {
 		struct gnode *g = &v[i];
 		any = true;
@@ -1385,7 +1385,7 @@ static int print_graph(struct printer *pr, uint64_t total, uint64_t parent_sampl
 		single = v[0];
 		bool started = false;
 		uint32_t entries = 0;
-		char buf[64];
+		char buf[NAME_BUF];
 		for (uint32_t k = 0; k < single.len; k++) {
 			if (k == 0 && p->skip_first)
 				continue;
@@ -1492,7 +1492,7 @@ static bool hidden_el(const struct printer *pr, uint32_t li)
 /* Entries from the root to the end of the item, in cursor order. */
 static void print_path(struct printer *pr, const struct flat_item *it, bool folded)
 {
-	char buf[64];
+	char buf[NAME_BUF];
 	bool first = true;
 	if (!pr->exact) {
 		for (uint32_t k = 0; k < it->path_len; k++) {

@@ -182,12 +182,14 @@ int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint3
 int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t *out);
 /* Fetch the table slot pa_stack_child() of (parent, loc) will look at. */
 void pa_stack_prefetch_child(const struct pa_report *r, uint32_t parent, uint32_t loc);
-/* The raw chain of a stack node, leaf first (perf's callee order). Returns
+/* The chain of a stack node, leaf first (perf's callee order), each
+ * location with inline frames replaced by them (the resolver's inline
+ * frames, made only with perf's --inline, for unwound entries). Returns
  * the number of frames written to r->frames (grown as needed), or -ENOMEM. */
 int pa_stack_frames(struct pa_report *r, uint32_t node);
 /* The location's id (resolver.h), made when new. */
 int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
-			 char level, bool kernel, uint32_t *out);
+			 char level, unsigned flags, uint32_t *out);
 
 /* stream.c: samples of call-chain mode. start/finish around the session;
  * a sample either goes to a second thread or is handled at once. */
@@ -255,6 +257,8 @@ struct pa_key_def {
 	int (*collapse)(const struct hkey *a, const struct hkey *b);
 	/* perf's se_cmp(left, right) (its entry trees), as a sign */
 	int (*cmp)(const struct hkey *l, const struct hkey *r);
+	/* equal (cmp 0) keys hash alike */
+	uint64_t (*hash)(const struct hkey *k);
 	/* perf's se_sort (its output tree), as a sign */
 	int (*sort)(const struct hkey *a, const struct hkey *b);
 	size_t (*natural_width)(const struct hkey *k);
@@ -265,6 +269,8 @@ extern const struct pa_key_def pa_keys[];
 /* Whether one of keys[0, n) makes perf merge its entries again after the
  * stream (need_collapse). */
 bool pa_keys_perf_collapse(const int *keys, unsigned n);
+/* A hash of k under keys[0, n): equal under their cmp, equal hashes. */
+uint64_t pa_key_hash(const int *keys, unsigned n, const struct hkey *k);
 /* The key named by name[0, n) (or an alias), or -1. */
 int pa_key_find(const char *name, size_t n);
 /* The least width of a column: a value column's, or its header's. */
@@ -287,11 +293,13 @@ struct cg_entry {
 	bool filtered;
 	uint32_t cpu;
 	const char *parent; /* parent symbol name, NULL: [other] */
+	const char *srcline; /* with the srcline key */
 	unsigned evsel;
 	uint64_t period, count;         /* self */
 	uint64_t acc_period, acc_count; /* children */
 	uint32_t nr_refs;               /* call chains appended (perf's callchain_append) */
 	uint32_t max_depth;             /* longest of them */
+	uint32_t merged_into;           /* + 1: pa_cg_merge's entry, 0 none */
 };
 
 /* keys.c: an entry's key fields; perf's hist_entry__cmp(existing, new)
@@ -302,6 +310,10 @@ int pa_report_entry_cmp(const struct pa_report *r, const struct cg_entry *existi
 			const struct cg_entry *e);
 
 size_t pa_cg_nr_entries(const struct pa_report *r);
+/* perf's hists__collapse_insert_entry found from equal to into (an entry
+ * it had split): into takes its sums and call chains (not its depth). */
+void pa_cg_merge(const struct pa_report *r, const struct cg_entry *into,
+                 const struct cg_entry *from);
 struct cg_entry *pa_cg_entry(const struct pa_report *r, size_t i);
 /* Total period of an evsel's samples with call-graph entries (perf's
  * hists->callchain_period), for the graph threshold. */

@@ -81,6 +81,11 @@ static int comm_cmp(const struct hkey *l, const struct hkey *r)
 	return pa_key_cmp_str(r->comm, l->comm);
 }
 
+static uint64_t comm_hash(const struct hkey *k)
+{
+	return pa_hash_str(k->comm);
+}
+
 /* perf sizes the column by each thread's last comm, not by the comm at
  * sample time (an exec renames a thread afterwards) */
 static size_t comm_width(const struct hkey *k)
@@ -104,6 +109,11 @@ static int tid_collapse(const struct hkey *a, const struct hkey *b)
 static int tid_cmp(const struct hkey *l, const struct hkey *r)
 {
 	return PA_CMP(r->tid, l->tid);
+}
+
+static uint64_t tid_hash(const struct hkey *k)
+{
+	return (uint32_t)k->tid;
 }
 
 /* the comm part is at least as wide as "Command" */
@@ -137,6 +147,11 @@ static int dso_cmp(const struct hkey *l, const struct hkey *r)
 	return pa_key_cmp_str(r->dso->short_name, l->dso->short_name);
 }
 
+static uint64_t dso_hash(const struct hkey *k)
+{
+	return k->dso ? pa_hash_str(k->dso->short_name) : 0;
+}
+
 static size_t dso_width(const struct hkey *k)
 {
 	return k->dso ? strlen(k->dso->short_name) : 0;
@@ -161,6 +176,15 @@ static int sym_collapse(const struct hkey *a, const struct hkey *b)
 		if (c)
 			return c;
 	}
+	/* inline frames by name (perf: and an overlap, which the symbols of
+	 * one name inlined into one function have), after the others */
+	if (a->sym->inlined != b->sym->inlined)
+		return a->sym->inlined ? 1 : -1;
+	if (a->sym->inlined) {
+		int c = pa_key_cmp_str(a->sym->name, b->sym->name);
+		if (c)
+			return c;
+	}
 	return PA_CMP(a->sym->start, b->sym->start);
 }
 
@@ -179,9 +203,23 @@ static int sym_cmp(const struct hkey *l, const struct hkey *r)
 		return pa_key_cmp_null(l->sym, r->sym);
 	if (l->sym == r->sym)
 		return 0;
+	if (l->sym->inlined || r->sym->inlined) {
+		int c = pa_key_cmp_str(l->sym->name, r->sym->name);
+		if (c)
+			return c;
+		if (l->sym->start <= r->sym->end && l->sym->end >= r->sym->start)
+			return 0;
+	}
 	if (l->sym->start != r->sym->start)
 		return sgn64((int64_t)(r->sym->start - l->sym->start));
 	return sgn64((int64_t)(r->sym->end - l->sym->end));
+}
+
+/* Equal symbols start at one address (an inline frame's where the
+ * function it was inlined into does) in DSOs of one name. */
+static uint64_t sym_hash(const struct hkey *k)
+{
+	return k->sym ? k->sym->start ^ dso_hash(k) : k->addr ^ 7;
 }
 
 /* perf's sort__sym_sort: by name */
@@ -205,7 +243,14 @@ static int sym_format(char *buf, size_t size, const struct hkey *k, int width, b
 		if (size < 5)
 			return size ? (buf[0] = 0, (int)size) : 0;
 		memcpy(buf, (char[4]){'[', k->level, ']', ' '}, 4);
-		return 4 + pa_put_left(buf + 4, size - 4, k->sym->name, pad, -1);
+		if (!k->sym->inlined)
+			return 4 + pa_put_left(buf + 4, size - 4, k->sym->name, pad, -1);
+		/* perf adds the mark past the name (its width has none) */
+		int n = pa_put_left(buf + 4, size - 4, k->sym->name, 0, -1);
+		if ((size_t)n >= size - 4)
+			return 4 + n;
+		return 4 + n + pa_put_left(buf + 4 + n, size - 4 - (size_t)n, " (inlined)",
+		                           pad > n ? pad - n : 0, -1);
 	}
 	return put_addr(buf, size, k->level, k->addr, pad);
 }
@@ -220,6 +265,11 @@ static int cpu_collapse(const struct hkey *a, const struct hkey *b)
 static int cpu_cmp(const struct hkey *l, const struct hkey *r)
 {
 	return PA_CMP(r->cpu, l->cpu);
+}
+
+static uint64_t cpu_hash(const struct hkey *k)
+{
+	return k->cpu;
 }
 
 static size_t cpu_width(const struct hkey *k)
@@ -250,6 +300,11 @@ static int parent_cmp(const struct hkey *l, const struct hkey *r)
 	return pa_key_cmp_str(r->parent, l->parent);
 }
 
+static uint64_t parent_hash(const struct hkey *k)
+{
+	return k->parent ? pa_hash_str(k->parent) : 0;
+}
+
 static size_t parent_width(const struct hkey *k)
 {
 	return k->parent ? strlen(k->parent) : 0;
@@ -273,6 +328,11 @@ static int srcline_cmp(const struct hkey *l, const struct hkey *r)
 	return pa_key_cmp_str(r->srcline ? r->srcline : "", l->srcline ? l->srcline : "");
 }
 
+static uint64_t srcline_hash(const struct hkey *k)
+{
+	return pa_hash_str(k->srcline ? k->srcline : "");
+}
+
 static size_t srcline_width(const struct hkey *k)
 {
 	return k->srcline && !k->src_late ? strlen(k->srcline) : 0;
@@ -291,7 +351,8 @@ static int srcline_format(char *buf, size_t size, const struct hkey *k, int widt
 #define SORT_KEY(n, h, f, sort_fn)                                                                 \
 	{                                                                                          \
 		.name = n, .header = h, .is_sort = true, .collapse = f##_collapse,                 \
-		.cmp = f##_cmp, .sort = sort_fn, .natural_width = f##_width, .format = f##_format  \
+		.cmp = f##_cmp, .hash = f##_hash, .sort = sort_fn, .natural_width = f##_width,     \
+		.format = f##_format                                                               \
 	}
 
 const struct pa_key_def pa_keys[] = {
@@ -304,6 +365,7 @@ const struct pa_key_def pa_keys[] = {
                 .perf_collapse = true, /* perf 6.1: comm alone of these keys */
                 .collapse = comm_collapse,
                 .cmp = comm_cmp,
+                .hash = comm_hash,
                 .sort = comm_cmp,
                 .natural_width = comm_width,
                 .format = comm_format},
@@ -340,6 +402,14 @@ bool pa_keys_perf_collapse(const int *keys, unsigned n)
 	return false;
 }
 
+uint64_t pa_key_hash(const int *keys, unsigned n, const struct hkey *k)
+{
+	uint64_t h = 0;
+	for (unsigned i = 0; i < n; i++)
+		h = pa_hash64(h ^ pa_keys[keys[i]].hash(k) ^ ((uint64_t)keys[i] << 56));
+	return h;
+}
+
 int pa_key_header_width(int k)
 {
 	return pa_keys[k].width ? pa_keys[k].width : (int)strlen(pa_keys[k].header);
@@ -353,7 +423,8 @@ void pa_key_of_entry(const struct cg_entry *e, struct hkey *k)
 	                   .sym = e->sym,
 	                   .addr = e->addr,
 	                   .cpu = e->cpu,
-	                   .parent = e->parent};
+	                   .parent = e->parent,
+	                   .srcline = e->srcline};
 }
 
 int pa_report_entry_cmp(const struct pa_report *r, const struct cg_entry *existing,

@@ -42,9 +42,9 @@ int pa_report_limit_error(struct pa_report *r, struct pa_err *err)
 
 
 int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
-			 char level, bool kernel, uint32_t *out)
+			 char level, unsigned flags, uint32_t *out)
 {
-	return pa_resolver_intern(r->res, d, addr, ip, level, kernel, out);
+	return pa_resolver_intern(r->res, d, addr, ip, level, flags, out);
 }
 
 uint64_t pa_report_bucket_hash(unsigned evsel, const void *thread, const char *comm, uint32_t cpu,

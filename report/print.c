@@ -140,8 +140,12 @@ static void insert_merging(struct pa_rb *t, struct row *rows, uint32_t i, struct
 	uint32_t at = pa_rb_insert(t, i, dir_collapse_find, cs);
 	if (at == i)
 		return;
-	for (unsigned m = 0; m < 2 * nr_members; m++)
+	/* (call-graph rows: children too, and the call graphs merge) */
+	unsigned nv = (rows[i].accs ? 3 : 2) * nr_members;
+	for (unsigned m = 0; m < nv; m++)
 		rows[at].vals[m] += rows[i].vals[m];
+	if (rows[at].e && rows[i].e)
+		pa_cg_merge(cs->r, rows[at].e, rows[i].e);
 	rows[i].merged = true;
 }
 
@@ -186,7 +190,8 @@ static int dir_output(void *ctx, uint32_t n, uint32_t e)
  * Only the symbol key can fail to: unresolved addresses compare by their
  * signed difference (no order when they lie 2^63 or more apart), and with
  * another DSO by DSO name first, so without the DSO key before it an
- * address and a symbol of other DSOs can go round in a cycle. */
+ * address and a symbol of other DSOs can go round in a cycle; and inline
+ * frames' symbols compare by name, the others by address. */
 static bool collapse_is_order(const struct pa_report *r, const struct row *rows, size_t n)
 {
 	bool dso_seen = false;
@@ -199,7 +204,9 @@ static bool collapse_is_order(const struct pa_report *r, const struct row *rows,
 			return false;
 		uint64_t lo = UINT64_MAX, hi = 0;
 		for (size_t i = 0; i < n; i++)
-			if (!rows[i].k.sym) {
+			if (rows[i].k.sym && rows[i].k.sym->inlined)
+				return false; /* by name, beside others by address */
+			else if (!rows[i].k.sym) {
 				lo = rows[i].k.addr < lo ? rows[i].k.addr : lo;
 				hi = rows[i].k.addr > hi ? rows[i].k.addr : hi;
 			}
@@ -307,6 +314,8 @@ static void feed_replayed(struct row *rows, size_t n_in, size_t n, bool merge, b
 		if (merge) {
 			rows[i].period = rows[i].vals[0];
 			rows[i].count = rows[i].vals[1];
+			if (rows[i].accs)
+				rows[i].acc_period = rows[i].accs[0];
 		}
 		pa_rb_insert(out_tree, i, dir_output, cs);
 	}
@@ -580,6 +589,7 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		                       .k.cpu = e->cpu,
 		                       .member = e->evsel - first,
 		                       .k.parent = e->parent,
+		                       .k.srcline = e->srcline,
 		                       .e = e,
 		                       .thread = e->thread,
 		                       .max_depth = e->max_depth,
@@ -698,7 +708,8 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		rows[i].accs = rows[i].vals + 2 * nr_members;
 	}
 	size_t got;
-	if (replay_trees_from(r, rows, n_lead, m, nr_members, false, ord, &got) ||
+	/* (r->ordered: entries perf split may merge again in its collapse) */
+	if (replay_trees_from(r, rows, n_lead, m, nr_members, r->ordered, ord, &got) ||
 	    rows_in_order(rows, m, ord, got)) {
 		free(rows);
 		free(ord);
@@ -962,8 +973,11 @@ static int mark_late_srclines(struct pa_report *r, struct row *rows, size_t nr, 
 		/* a second sample with the same earlier keys is a comparison */
 		uint64_t samples = 0;
 		for (size_t k = i; k < j; k++)
-			for (unsigned m = 0; m < nr_members; m++)
-				samples += v[k]->vals ? v[k]->vals[2 * m + 1] : v[k]->count;
+			if (v[k]->e && r->cg.children) /* (every sample it got) */
+				samples += v[k]->e->acc_count;
+			else
+				for (unsigned m = 0; m < nr_members; m++)
+					samples += v[k]->vals ? v[k]->vals[2 * m + 1] : v[k]->count;
 		for (size_t k = i; k < j; k++)
 			v[k]->k.src_late = samples < 2;
 		i = j;

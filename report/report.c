@@ -203,6 +203,17 @@ static int parse_call_graph(struct pa_report *r, struct pa_err *err)
 	return 0;
 }
 
+/* Whether an event records what perf unwinds (--call-graph dwarf). */
+static bool unwinds(struct pa_session *s)
+{
+	struct pa_file *f = pa_session_file(s);
+	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
+	for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
+		if ((pa_file_evsel(f, i)->attr.sample_type & both) == both)
+			return true;
+	return false;
+}
+
 struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opts *opts,
 				struct pa_err *err)
 {
@@ -239,10 +250,6 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 			r->keys[r->nr_keys++] = K_PARENT;
 		}
 	}
-	for (unsigned i = 0; !ret && i < r->nr_keys; i++)
-		if (r->keys[i] == K_SRCLINE && (r->opts.callchain || r->opts.children))
-			ret = pa_err_set(err, PA_ERR_USAGE,
-					 "the srcline key needs --no-children -g none for now");
 	if (!ret && !r->opts.parent)
 		for (unsigned i = 0; i < r->nr_keys; i++)
 			if (r->keys[i] == K_PARENT)
@@ -278,10 +285,10 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 	r->chains = r->opts.callchain;
 	for (unsigned i = 0; i < r->nr_keys && r->keys[i] != K_DSO; i++)
 		r->ordered |= r->keys[i] == K_SYM;
-	/* (with call graphs, a collapse key merges perf's split entries
-	 * again, call graphs included: not replayed, report.h) */
-	if (r->chains && pa_keys_perf_collapse(r->keys, r->nr_keys))
-		r->ordered = false;
+	/* perf compares inline frames' symbols by name, others by address:
+	 * no order either, where --children makes entries of inline frames
+	 * (unwound chains) */
+	r->ordered |= r->chains && r->opts.children && !r->opts.no_inline && unwinds(s);
 	struct pa_resolver_opts ro = {.sz = sizeof(ro),
 				      .no_demangle = r->opts.no_demangle,
 				      .no_threads = r->opts.no_threads,
@@ -423,7 +430,7 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	bool found = al->map != NULL;
 	bool filtered = pa_report_sample_filtered(r, t, comm, al);
 	if (pa_report_intern_loc(r, found ? al->dso : NULL, found ? al->addr : ev->sample.ip, 0,
-				 al->level, al->cpumode == PA_MISC_KERNEL, &loc) ||
+				 al->level, al->cpumode == PA_MISC_KERNEL ? PA_LOC_KERNEL : 0, &loc) ||
 	    pa_report_add_to_bucket(r, e, t, comm, cpu, loc, 0, filtered, period, 1, &bucket))
 		return -ENOMEM;
 	if (r->first_evsel < 0 && !filtered)
@@ -477,7 +484,7 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 	bool srclines = false;
 	for (unsigned i = 0; i < r->nr_keys; i++)
 		srclines |= r->keys[i] == K_SRCLINE;
-	if (pa_resolver_symbolize(r->res, srclines))
+	if (pa_resolver_symbolize(r->res, srclines, r->chains && !r->opts.no_inline))
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	/* what only the stream needed */
 	pa_stream_free(r);

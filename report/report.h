@@ -19,9 +19,11 @@
  * sees no concurrency.
  *
  * Limits (what perf 6.1 prints that pa does not reproduce):
- *  - Inline frames in call chains: perf (with addr2line) replaces an entry
- *    in inlined code by its inline frames, "f (inlined)"; pa shows the
- *    entry (compare with perf report --no-inline).
+ *  - Inline frames (opts.no_inline unset): their names are addr2line's,
+ *    and some of those depend on the questions addr2line was asked before
+ *    (resolver.h); pa asks in perf's order of call-chain entries, but
+ *    perf's --sort srcline questions go to the same addr2line in between:
+ *    with both, a name may differ.
  *  - DWARF call chains (--call-graph dwarf) are unwound with libdwfl for
  *    x86_64 (and i386) recordings; other arches keep the recorded chain
  *    and -v says so. Where perf's libunwind build misreads a library's
@@ -29,21 +31,27 @@
  *    libdw build does.
  *  - Branch stacks (-b, --call-graph lbr), -g srcline/address keys with
  *    source lines, --branch-history, --hierarchy, -x.
+ *  - --sort srcline with --symfs: perf hands addr2line the recorded paths
+ *    themselves (outside the symfs) where a DSO has no file under it; pa
+ *    reads only files under the symfs (its fallback "DSO[ADDR]" there).
  *  - Sort keys with sym: perf's comparator is not an order where
  *    unresolved addresses lie 2^63 or more apart, or (without the DSO key
  *    before sym) where resolved and unresolved addresses of several DSOs
  *    meet; its entry tree then changes shape under a key, and a later
- *    sample of the key may miss its entry and make a second row. Without
- *    the DSO key before sym, pa keeps the samples' order and replays
- *    perf's entry trees sample by sample (split rows and their order as
- *    perf's; the stream's sample caches are off then). It does not where
- *    the DSO key comes first (unresolved addresses without a DSO 2^63
- *    apart: pa replays once per bucket, a thread's samples at one
- *    address, so it splits where perf's search misses for a bucket's first
- *    sample only) nor with call graphs and the comm key (perf's collapse
- *    merges split entries again, call graphs included). The sample count
- *    of every key is the same. (Call graphs are exact there: pa rebuilds
- *    perf's own tree chain by chain when siblings mix.)
+ *    sample of the key may miss its entry and make a second row; so can
+ *    inline frames' symbols, which perf compares by name (others by
+ *    address), in --children entries. Without the DSO key before sym, or
+ *    with inline frames and --children, pa keeps the samples' order and
+ *    replays perf's entry trees sample by sample (split rows and their
+ *    order as perf's; the stream's sample caches are off then), and
+ *    perf's collapse (the comm key) merging split entries again, sums and
+ *    call chains (but not the depth perf's output order compares). It does
+ *    not where the DSO key comes first without inline frames (unresolved
+ *    addresses without a DSO 2^63 apart: pa replays once per bucket, a
+ *    thread's samples at one address, so it splits where perf's search
+ *    misses for a bucket's first sample only). The sample count of every
+ *    key is the same. (Call graphs are exact there: pa rebuilds perf's own
+ *    tree chain by chain when siblings mix.)
  *  - --symfs on a --call-graph dwarf recording whose program is not under
  *    the symfs: perf's libunwind prints no user chain for such a sample,
  *    pa the sampled user ip (as it does where the file is missing without
@@ -132,6 +140,13 @@ struct pa_report_opts {
 	bool show_nr_samples;
 	/* --show-total-period: a Period column after those */
 	bool show_total_period;
+	/* --no-inline: call-chain entries of inlined code stay one frame.
+	 * By default, as perf 6.1's --inline, each entry the DWARF unwinder
+	 * gave (never a frame-pointer or kernel one: perf 6.1 expands those
+	 * only) becomes the inline frames addr2line names there, innermost
+	 * first, "f (inlined)" where f is not the entry's own symbol; the
+	 * hist entries of --children, call graphs and stacks show them. */
+	bool no_inline;
 };
 
 struct pa_report;
@@ -193,9 +208,10 @@ struct pa_frame {
 	const char *dso;  /* DSO short name: "libc.so.6", "[kernel.kallsyms]",
 			   * "[unknown]" when no map covered the address */
 	enum pa_frame_kind kind;
-	/* a later part of a "caller->callee" name (stackcollapse's inline
-	 * split, name ends in "_[i]"); perf 6.1 does not write those for
-	 * frame-pointer chains, so this is rarely set */
+	/* an inline frame (opts.no_inline unset, unwound chains: perf's
+	 * "f (inlined)", named f here as stackcollapse-perf.pl names it), or
+	 * a later part of a "caller->callee" name (stackcollapse's inline
+	 * split, name ends in "_[i]") */
 	bool inlined;
 };
 

@@ -111,14 +111,21 @@ int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint3
 
 int pa_stack_frames(struct pa_report *r, uint32_t node)
 {
+	const struct pa_loc *locs = pa_report_locs(r);
 	size_t n = 0;
 	for (uint32_t i = node; i; i = r->snodes[i].parent)
-		n++;
+		n += locs[r->snodes[i].loc].nr_inl ? locs[r->snodes[i].loc].nr_inl : 1;
 	if (grow_frames(r, n + 1))
 		return -ENOMEM;
+	const uint32_t *inl = pa_resolver_inlines(r->res);
 	n = 0;
-	for (uint32_t i = node; i; i = r->snodes[i].parent)
-		r->frames[n++] = r->snodes[i].loc;
+	for (uint32_t i = node; i; i = r->snodes[i].parent) {
+		const struct pa_loc *l = &locs[r->snodes[i].loc];
+		if (!l->nr_inl)
+			r->frames[n++] = r->snodes[i].loc;
+		for (uint32_t k = 0; k < l->nr_inl; k++)
+			r->frames[n++] = inl[l->inl + k];
+	}
 	return (int)n;
 }
 
@@ -133,18 +140,10 @@ struct names {
 	struct pa_arena *arena;
 };
 
-static uint64_t str_hash(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-	return pa_hash64(h);
-}
-
 static uint64_t name_hash_idx(void *ctx, uint32_t i)
 {
 	const char *s = ((struct names *)ctx)->str[i];
-	return str_hash(s, strlen(s));
+	return pa_hash_str(s);
 }
 
 static int name_id(struct names *nm, const char *s, size_t n, uint32_t *out)
@@ -152,7 +151,7 @@ static int name_id(struct names *nm, const char *s, size_t n, uint32_t *out)
 	if (pa_index_table_grow(&nm->table, &nm->table_cap, nm->nr, name_hash_idx, nm))
 		return -ENOMEM;
 	size_t mask = nm->table_cap - 1;
-	size_t j = str_hash(s, n) & mask;
+	size_t j = pa_hash_bytes(s, n) & mask;
 	for (; nm->table[j]; j = (j + 1) & mask) {
 		const char *t = nm->str[nm->table[j] - 1];
 		if (!strncmp(t, s, n) && !t[n]) {
@@ -397,6 +396,12 @@ static bool in_kernel_stack(const struct pa_report *r, uint32_t loc)
 	return pa_report_locs(r)[loc].kernel;
 }
 
+/* An inline frame of the resolver's (pa_resolver_symbolize). */
+static bool loc_inlined(const struct pa_loc *l)
+{
+	return l->sym && l->sym->inlined;
+}
+
 static int loc_name_ids(struct folded *f, uint32_t li, bool java, struct pa_buf *b,
                         struct fframe *out, size_t max, size_t *n)
 {
@@ -410,7 +415,7 @@ static int loc_name_ids(struct folded *f, uint32_t li, bool java, struct pa_buf 
 			                                         : f->extra[f->loc_name[li] + k],
 			                         .loc = li,
 			                         .kind = (uint8_t)loc_kind(l),
-			                         .inlined = k > 0};
+			                         .inlined = k > 0 || loc_inlined(l)};
 		return 0;
 	}
 	size_t ends[16], parts;
@@ -422,7 +427,10 @@ static int loc_name_ids(struct folded *f, uint32_t li, bool java, struct pa_buf 
 			return -ENOMEM;
 	for (size_t k = 0; k < parts && k < max; k++)
 		out[k] = (struct fframe){
-		    .name = ids[k], .loc = li, .kind = (uint8_t)loc_kind(l), .inlined = k > 0};
+		    .name = ids[k],
+		    .loc = li,
+		    .kind = (uint8_t)loc_kind(l),
+		    .inlined = k > 0 || loc_inlined(l)};
 	*n = parts;
 	if (java)
 		return 0;

@@ -450,25 +450,32 @@ static int next_batch(struct pa_report *r)
 	return err;
 }
 
+/* An unwound entry is a location of its own (its inline frames): cached
+ * in another key space. */
+#define UNWOUND_KEY 0x200u
+
 static int frame_loc(struct pa_report *r, struct pa_session *s, struct pa_thread *t,
-                     uint32_t cpumode, uint64_t ip, uint64_t gen, uint32_t *out)
+                     uint32_t cpumode, bool unwound, uint64_t ip, uint64_t gen, uint32_t *out)
 {
 	struct pa_stream *st = r->stream;
-	uint64_t h = pa_hash64(ip ^ ((uint64_t)(uintptr_t)t << 9) ^ cpumode);
+	uint32_t mode = cpumode | (unwound ? UNWOUND_KEY : 0);
+	uint64_t h = pa_hash64(ip ^ ((uint64_t)(uintptr_t)t << 9) ^ mode);
 	struct frame_slot *fs = &st->frames_cache[h & (FRAME_SLOTS - 1)];
-	if (fs->ip == ip && fs->thread == t && fs->cpumode == cpumode && fs->generation == gen) {
+	if (fs->ip == ip && fs->thread == t && fs->cpumode == mode && fs->generation == gen) {
 		*out = fs->loc;
 		return 0;
 	}
 	struct pa_addr_loc al;
 	bool found = pa_session_find_map(s, t, (uint8_t)cpumode, ip, &al);
+	unsigned flags = (cpumode == PA_MISC_KERNEL ? PA_LOC_KERNEL : 0) |
+	                 (unwound ? PA_LOC_UNWOUND : 0);
 	if (pa_report_intern_loc(r, found ? al.dso : NULL, found ? al.addr : ip, ip, al.level,
-	                         cpumode == PA_MISC_KERNEL, out))
+	                         flags, out))
 		return -ENOMEM;
 	if (found)
 		al.dso->hit = true;
 	*fs = (struct frame_slot){
-	    .ip = ip, .generation = gen, .thread = t, .cpumode = cpumode, .loc = *out};
+	    .ip = ip, .generation = gen, .thread = t, .cpumode = mode, .loc = *out};
 	return 0;
 }
 
@@ -493,7 +500,7 @@ static int sample_loc(struct pa_report *r, struct pa_session *s, struct pa_threa
 	al = pa_report_resolved(s, ev, al, &lbuf);
 	bool found = al->map != NULL;
 	if (pa_report_intern_loc(r, found ? al->dso : NULL, found ? al->addr : ip, 0, al->level,
-	                         al->cpumode == PA_MISC_KERNEL, out))
+	                         al->cpumode == PA_MISC_KERNEL ? PA_LOC_KERNEL : 0, out))
 		return -ENOMEM;
 	*fs = (struct frame_slot){
 	    .ip = ip, .generation = gen, .thread = t, .cpumode = mode, .loc = *out};
@@ -541,7 +548,7 @@ static int chain_locs(struct pa_report *r, struct pa_session *s, struct pa_threa
 			fr[n++] = cm->loc[k];
 			continue;
 		}
-		if (frame_loc(r, s, t, cpumode, ip, gen, &fr[n])) {
+		if (frame_loc(r, s, t, cpumode, false, ip, gen, &fr[n])) {
 			cm->thread = NULL;
 			return -ENOMEM;
 		}
@@ -788,9 +795,16 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	 * chain then empties the cursor, in callee order it is unwound after */
 	if (unwind && !(corrupt && r->cg.caller)) {
 		size_t k = pa_unwind_sample(st->unwind, t, &ev->sample, st->uips, umax);
-		for (size_t i = 0; i < k; i++)
-			if (frame_loc(r, s, t, PA_MISC_USER, st->uips[i], gen, &fr[n++]))
+		/* interned in the order perf hands the entries to its cursor
+		 * (the outermost first in caller order): its addr2line's
+		 * answers depend on the order of its questions, and the
+		 * resolver asks in the order locations were made */
+		for (size_t i = 0; i < k; i++) {
+			size_t j = r->cg.caller ? k - 1 - i : i;
+			if (frame_loc(r, s, t, PA_MISC_USER, true, st->uips[j], gen, &fr[n + j]))
 				return -ENOMEM;
+		}
+		n += (uint32_t)k;
 	}
 	rc->n = n;
 	if (ss)

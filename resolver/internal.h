@@ -64,6 +64,9 @@ struct pa_resolver {
 	uint32_t *loc_table; /* open addressing: loc index + 1 */
 	size_t loc_table_cap;
 
+	uint32_t *inl; /* inline frames' location ids (pa_resolver_inlines) */
+	size_t nr_inl, cap_inl;
+
 	struct kpreload kp;
 	struct pa_arena arena;
 	_Atomic uint64_t mem; /* bytes of locs and their table (either thread) */
@@ -78,5 +81,11 @@ void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, stru
 const struct pa_sym *pa_resolver_lookup(struct pa_resolver *r, const struct pa_dso *d,
                                         uint64_t addr);
 const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l);
+/* inline.c: the inline frames of every unwound location */
+int pa_resolver_add_inlines(struct pa_resolver *r);
+/* The source lines of an ELF DSO's symbols file (opened on first use), and
+ * where a location's address is in it; NULL where perf asks no addr2line. */
+struct pa_srcinfo *pa_resolver_srcinfo(struct pa_resolver *r, const struct pa_loc *l,
+                                       uint64_t *addr);
 
 #endif

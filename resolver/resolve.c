@@ -697,6 +697,29 @@ const struct pa_sym *pa_resolver_lookup(struct pa_resolver *r, const struct pa_d
 	return pa_symtab_find(ds->tab, addr);
 }
 
+struct pa_srcinfo *pa_resolver_srcinfo(struct pa_resolver *r, const struct pa_loc *l,
+                                       uint64_t *addr)
+{
+	if (!l->dso)
+		return NULL;
+	struct dso_syms *ds = pa_resolver_dso_syms(r, l->dso);
+	/* where the ELF table looks the location up: its file offset (a
+	 * vmlinux's: through the kernel map perf made of its .text) */
+	*addr = l->addr;
+	if (ds->kmod || ds->state != 1 || !ds->elf_path || !ds->tab ||
+	    pa_symtab_kind(ds->tab) != PA_SYMTAB_ELF || l->dso->kind == PA_DSO_VDSO)
+		return NULL;
+	if (ds->vmlinux && !vmlinux_offset(ds, l->addr, addr))
+		return NULL;
+	if (!ds->src) {
+		const char *sf = pa_symtab_symbol_file(ds->tab);
+		struct pa_err err = {0};
+		ds->src = pa_srcinfo_open(ds->elf_path, sf && strcmp(sf, ds->elf_path) ? sf : NULL,
+		                          &err);
+	}
+	return ds->src;
+}
+
 /* The srcline value perf 6.1 shows: addr2line's answer for ELF DSOs (the
  * file the symbols came from, and its separate debug file), else its
  * fallbacks: "SYM+OFF", "DSO[ADDR]", or "??:0" without a map. */
@@ -716,27 +739,14 @@ const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l)
 				    l->sym ? l->sym->name : NULL, l->sym ? off - l->sym->start : 0);
 		return pa_arena_strdup(&r->arena, buf);
 	}
-	/* where the ELF table looks the location up: its file offset (a
-	 * vmlinux's: through the kernel map perf made of its .text) */
-	uint64_t addr = l->addr;
-	bool elf = ds->state == 1 && ds->elf_path && ds->tab &&
-		   pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF && l->dso->kind != PA_DSO_VDSO;
-	if (ds->vmlinux && !vmlinux_offset(ds, l->addr, &addr))
-		elf = false;
-	if (elf) {
-		if (!ds->src) {
-			const char *sf = pa_symtab_symbol_file(ds->tab);
-			struct pa_err err = {0};
-			ds->src = pa_srcinfo_open(ds->elf_path,
-						  sf && strcmp(sf, ds->elf_path) ? sf : NULL, &err);
-		}
-		if (ds->src) {
-			uint64_t off = l->sym ? addr - pa_sym_key(ds->tab, l->sym) : 0;
-			const char *s = pa_srcinfo_srcline(ds->src, addr, l->dso->short_name,
-							   l->sym ? l->sym->name : NULL, off);
-			if (s)
-				return s;
-		}
+	uint64_t addr;
+	struct pa_srcinfo *src = pa_resolver_srcinfo(r, l, &addr);
+	if (src) {
+		uint64_t off = l->sym ? addr - pa_sym_key(ds->tab, l->sym) : 0;
+		const char *s = pa_srcinfo_srcline(src, addr, l->dso->short_name,
+		                                   l->sym ? l->sym->name : NULL, off);
+		if (s)
+			return s;
 	}
 	uint64_t base = l->sym ? (ds->state == 1 && ds->tab && pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF
 					  ? pa_sym_key(ds->tab, l->sym)
@@ -744,5 +754,28 @@ const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l)
 			       : 0;
 	pa_srcline_fallback(buf, sizeof(buf), l->dso->short_name, l->addr,
 			    l->sym ? l->sym->name : NULL, addr - base);
+	return pa_arena_strdup(&r->arena, buf);
+}
+
+const char *pa_resolver_ip_srcline(struct pa_resolver *r, const struct pa_loc *l)
+{
+	char buf[512];
+	if (!l->dso)
+		return PA_SRCLINE_UNKNOWN;
+	struct dso_syms *ds = pa_resolver_dso_syms(r, l->dso);
+	uint64_t addr;
+	struct pa_srcinfo *src = ds->kmod ? NULL : pa_resolver_srcinfo(r, l, &addr);
+	bool elf = ds->state == 1 && ds->tab && pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF;
+	uint64_t start = l->sym ? (elf ? pa_sym_key(ds->tab, l->sym) : l->sym->start) : 0;
+	if (src) {
+		/* the raw ip taken for a file's objdump address */
+		uint64_t base = pa_srcinfo_objdump_addr(src, 0);
+		const char *s =
+		    l->ip >= base ? pa_srcinfo_line(src, l->ip - base, NULL) : NULL;
+		if (s)
+			return s;
+	}
+	pa_srcline_fallback(buf, sizeof(buf), l->dso->short_name, l->ip,
+			    l->sym ? l->sym->name : NULL, l->ip - start);
 	return pa_arena_strdup(&r->arena, buf);
 }

@@ -56,6 +56,7 @@ void pa_resolver_free(struct pa_resolver *r)
 	}
 	free(r->dsyms);
 	free(r->locs);
+	free(r->inl);
 	free(r->loc_table);
 	pa_finder_free(r->finder);
 	pa_arena_release(&r->arena);
@@ -88,7 +89,7 @@ static uint64_t loc_hash_idx(void *ctx, uint32_t i)
 }
 
 int pa_resolver_intern(struct pa_resolver *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
-                       char level, bool kernel, uint32_t *out)
+                       char level, unsigned flags, uint32_t *out)
 {
 	size_t old_cap = r->loc_table_cap;
 	if (pa_index_table_grow(&r->loc_table, &r->loc_table_cap, r->nr_locs, loc_hash_idx, r))
@@ -98,7 +99,8 @@ int pa_resolver_intern(struct pa_resolver *r, struct pa_dso *d, uint64_t addr, u
 	size_t j = loc_hash(d, addr, ip, level) & (r->loc_table_cap - 1);
 	for (; r->loc_table[j]; j = (j + 1) & (r->loc_table_cap - 1)) {
 		const struct pa_loc *l = &r->locs[r->loc_table[j] - 1];
-		if (l->dso == d && l->addr == addr && l->ip == ip && l->level == level) {
+		if (l->dso == d && l->addr == addr && l->ip == ip && l->level == level &&
+		    l->unwound == !!(flags & PA_LOC_UNWOUND)) {
 			*out = r->loc_table[j] - 1;
 			return 0;
 		}
@@ -110,7 +112,12 @@ int pa_resolver_intern(struct pa_resolver *r, struct pa_dso *d, uint64_t addr, u
 		mem_grew(r, old * sizeof(*r->locs), r->cap_locs * sizeof(*r->locs));
 	}
 	r->locs[r->nr_locs] =
-	    (struct pa_loc){.dso = d, .addr = addr, .ip = ip, .level = level, .kernel = kernel};
+	    (struct pa_loc){.dso = d,
+	                    .addr = addr,
+	                    .ip = ip,
+	                    .level = level,
+	                    .kernel = flags & PA_LOC_KERNEL,
+	                    .unwound = flags & PA_LOC_UNWOUND};
 	r->loc_table[j] = (uint32_t)++r->nr_locs;
 	*out = (uint32_t)(r->nr_locs - 1);
 	return 0;
@@ -124,6 +131,11 @@ struct pa_loc *pa_resolver_locs(const struct pa_resolver *r)
 size_t pa_resolver_nr_locs(const struct pa_resolver *r)
 {
 	return r->nr_locs;
+}
+
+const uint32_t *pa_resolver_inlines(const struct pa_resolver *r)
+{
+	return r->inl;
 }
 
 /* ---- the kernel, beside the stream ----------------------------------------
@@ -208,7 +220,7 @@ static void resolve_kcore(struct pa_resolver *r)
 	}
 }
 
-int pa_resolver_symbolize(struct pa_resolver *r, bool srclines)
+int pa_resolver_symbolize(struct pa_resolver *r, bool srclines, bool inlines)
 {
 	r->nr_dsyms = pa_session_nr_dsos(r->session);
 	r->dsyms = calloc(r->nr_dsyms + 1, sizeof(*r->dsyms));
@@ -218,8 +230,14 @@ int pa_resolver_symbolize(struct pa_resolver *r, bool srclines)
 	for (size_t i = 0; i < r->nr_locs; i++)
 		r->locs[i].sym = pa_resolver_lookup(r, r->locs[i].dso, r->locs[i].addr);
 	resolve_kcore(r);
-	if (srclines)
-		for (size_t k = 0; k < r->nr_locs; k++)
+	/* the inline frames first: perf asks addr2line for a sample's chain
+	 * before the srcline of its ip, whose address the chain's first
+	 * entry has (addr2line's answers depend on the order, symbols.h) */
+	size_t nr = r->nr_locs;
+	if (inlines && pa_resolver_add_inlines(r))
+		return -ENOMEM;
+	for (size_t k = 0; srclines && k < nr; k++)
+		if (!r->locs[k].ip)
 			r->locs[k].srcline = pa_resolver_srcline(r, &r->locs[k]);
 	/* what only interning needed */
 	mem_grew(r, r->loc_table_cap * sizeof(*r->loc_table), 0);

@@ -7,8 +7,15 @@
  * /usr/lib/debug, debuginfod), ELF, kallsyms, --vmlinux, kernel modules,
  * JIT maps and the running vdso, with perf 6.1's rules (its kernel and
  * module maps, /proc/kcore for the running kernel). It also unwinds user
- * stacks of --call-graph dwarf samples (pa_unwind_*). It writes no cache:
- * the running vdso is read in memory.
+ * stacks of --call-graph dwarf samples (pa_unwind_*) and gives their
+ * entries perf's inline frames (pa_resolver_symbolize). It writes no
+ * cache: the running vdso is read in memory.
+ *
+ * Order: addr2line (whose answers perf shows) names some inlined code
+ * after the first question it was asked about it (symbols.h), so the
+ * inline frames of unwound locations are made in the order the locations
+ * were interned: the caller interns them in the order perf hands call-chain
+ * entries to its cursor.
  *
  * Lifecycle: pa_resolver_new() -> pa_resolver_preload() -> interning while
  * the session streams -> pa_resolver_symbolize() -> lookups of locations
@@ -31,10 +38,18 @@ struct pa_loc {
 	uint64_t ip;
 	char level;
 	bool kernel;    /* found in the kernel's maps */
+	bool unwound;   /* a call-chain entry the DWARF unwinder gave */
+	bool inl_frame; /* one of another location's inline frames */
+	uint16_t nr_inl; /* its inline frames (pa_resolver_inlines), 0: none */
+	uint32_t inl;
 	uint32_t match; /* the user's tag (report: its call-graph match id), 0 at first */
 	const struct pa_sym *sym;
-	const char *srcline; /* with srclines only */
+	const char *srcline; /* with srclines, and of every inline frame */
 };
+
+/* pa_resolver_intern's flags: part of a location's identity */
+#define PA_LOC_KERNEL 1u  /* found in the kernel's maps */
+#define PA_LOC_UNWOUND 2u /* a user call-chain entry from the DWARF unwinder */
 
 struct pa_resolver_opts {
 	size_t sz;
@@ -55,7 +70,7 @@ void pa_resolver_free(struct pa_resolver *r);
 /* The location (d may be NULL: no map covered the address), made when new;
  * its id through *out. 0 or -ENOMEM. */
 int pa_resolver_intern(struct pa_resolver *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
-                       char level, bool kernel, uint32_t *out);
+                       char level, unsigned flags, uint32_t *out);
 /* The locations by id: valid until the next pa_resolver_intern(). */
 struct pa_loc *pa_resolver_locs(const struct pa_resolver *r);
 size_t pa_resolver_nr_locs(const struct pa_resolver *r);
@@ -66,10 +81,29 @@ uint64_t pa_resolver_mem(const struct pa_resolver *r);
  * the stream runs, when the recording names its build-id (not with
  * --vmlinux, no_threads or one CPU). */
 void pa_resolver_preload(struct pa_resolver *r);
-/* After the stream: a symbol for every location (and its srcline, with
- * srclines); the interning table goes. 0 or -ENOMEM. After an error of
- * the stream, pa_resolver_abort() ends the preload instead. */
-int pa_resolver_symbolize(struct pa_resolver *r, bool srclines);
+/* After the stream: a symbol for every location (and, with srclines, the
+ * srcline of every sample's location: ip 0); the interning table goes. With inlines, each unwound
+ * location gets perf 6.1's inline frames (its append_inlines, which perf
+ * runs for DWARF-unwound entries only, by default): where addr2line (the
+ * file perf takes symbols from, its rules: symbols.h, pa_srcinfo_frames)
+ * answers for a location with a symbol, nr_inl locations made here stand
+ * for it in a call chain, innermost first: same DSO, addresses and level,
+ * each with its function's name (demangled as symbols are) and its
+ * srcline (the call site for the callers of inlined code); its symbol is
+ * the location's own where the names are equal, else one marked inlined.
+ * Kernel, JIT-map and vdso locations have none, as in perf. 0 or -ENOMEM.
+ * After an error of the stream, pa_resolver_abort() ends the preload
+ * instead. */
+int pa_resolver_symbolize(struct pa_resolver *r, bool srclines, bool inlines);
+/* perf's srcline of a call-chain entry's own hist entry (--children with
+ * the srcline key): perf asks it of the entry's raw ip as if it were
+ * map-relative, so that only non-PIE executables answer; the others get
+ * "SYM+OFF" with the offset from the raw ip (or "DSO[ADDR]"). NULL on
+ * ENOMEM. */
+const char *pa_resolver_ip_srcline(struct pa_resolver *r, const struct pa_loc *l);
+/* The locations' inline frames: a location l stands for the ids
+ * pa_resolver_inlines(r)[l->inl, l->inl + l->nr_inl). */
+const uint32_t *pa_resolver_inlines(const struct pa_resolver *r);
 void pa_resolver_abort(struct pa_resolver *r);
 
 /* What -v says of the DSOs with samples: why one has no symbols

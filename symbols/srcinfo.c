@@ -97,7 +97,13 @@ struct a2l_fn {
 	Dwarf_Die die;
 	uint64_t low;   /* start of its first range (bfd's arange.low) */
 	int32_t caller; /* inlined_subroutine: the enclosing function, else -1 */
-	bool own;       /* the innermost function of some address */
+	/* bfd's history of a function without a linkage name: the first query
+	 * whose innermost function it is names it after the ELF symbol
+	 * covering the address, and renames it for good after that symbol
+	 * when the symbol starts where the function does; later queries (and
+	 * its inlined callees' records) give its name then */
+	bool asked;
+	const char *renamed;
 };
 
 struct a2l_cu {
@@ -809,8 +815,6 @@ static int build_segments(struct a2l_cu *c)
 		while (nh && heap[0]->hi <= at)
 			heap_pop(heap, &nh);
 		c->seg_fn[i] = nh ? (int32_t)heap[0]->cu : -1;
-		if (nh)
-			c->fns[heap[0]->cu].own = true;
 	}
 	c->nseg = m;
 	r = 0;
@@ -847,7 +851,8 @@ static bool cu_functions(struct a2l_cu *c)
 			c->fns[me].die = cur;
 			c->fns[me].caller = tag == DW_TAG_inlined_subroutine ? parent : -1;
 			c->fns[me].low = UINT64_MAX;
-			c->fns[me].own = false;
+			c->fns[me].asked = false;
+			c->fns[me].renamed = NULL;
 			/* bfd 2.40 reads a DW_FORM_rnglistx range list from
 			 * the wrong place (it does not go through the offset
 			 * table) and finds no range there: such functions
@@ -929,23 +934,12 @@ static int32_t find_fn(const struct a2l_cu *c, uint64_t a)
 	return lo ? c->seg_fn[lo - 1] : -1;
 }
 
-/* The name bfd gives function fn of CU c once addr2line has seen it: a
- * linkage name, or a C-like DW_AT_name, as is; otherwise the ELF symbol
- * starting where the function starts, when there is one (bfd renames the
- * function after it the first time it is the innermost function of a
- * query, so a caller never innermost anywhere keeps its DWARF name; that
- * first query - and only it - reports the symbol covering the address even
- * if it starts elsewhere, a history pa does not replay). */
-static const char *fn_name(const struct pa_srcinfo *s, struct a2l_cu *c, int32_t fn, bool innermost)
+/* The name bfd has for function fn of CU c now (its history: a2l_fn). */
+static const char *fn_name(const struct a2l_cu *c, int32_t fn)
 {
 	bool linkage;
-	const char *n = die_name(&c->fns[fn].die, c->lang, &linkage);
-	/* bfd only renames a function it has answered with */
-	if (linkage || (!innermost && !c->fns[fn].own))
-		return n;
-	const struct a2l_sec *sec = find_section(s, c->fns[fn].low);
-	const struct a2l_sym *f = sec ? find_function(s, sec->index, c->fns[fn].low) : NULL;
-	return f && f->value == c->fns[fn].low ? f->name : n;
+	const char *n = die_name((Dwarf_Die *)&c->fns[fn].die, c->lang, &linkage);
+	return c->fns[fn].renamed ? c->fns[fn].renamed : n;
 }
 
 static int build_seq_index(struct pa_srcinfo *s)
@@ -1053,8 +1047,13 @@ static int try_cu(struct pa_srcinfo *s, struct a2l_cu *c, uint64_t a, bool *foun
 			return -ENOMEM;
 	}
 	if (f >= 0) {
-		die_name(&c->fns[f].die, c->lang, fn_linkage);
-		*name = fn_name(s, c, f, true);
+		/* bfd: a function with a linkage name, or asked before, is
+		 * final; else this query asks the symbol table (resolve) */
+		bool linkage;
+		die_name(&c->fns[f].die, c->lang, &linkage);
+		*fn_linkage = linkage || c->fns[f].asked;
+		c->fns[f].asked = true;
+		*name = fn_name(c, f);
 	}
 	return 0;
 }
@@ -1106,10 +1105,11 @@ static int resolve(struct pa_srcinfo *s, uint64_t a, struct a2l_answer *ans)
 		const struct a2l_sym *f = find_function(s, sec->index, a);
 		if (f) {
 			found = true;
-			if (fn < 0)
-				name = f->name; /* else fn_name() decided */
+			name = f->name;
 			if (!file)
 				file = f->file;
+			if (fn >= 0 && f->value == cu->fns[fn].low)
+				cu->fns[fn].renamed = f->name;
 		}
 	}
 	if (!found)
@@ -1142,7 +1142,7 @@ static int resolve(struct pa_srcinfo *s, uint64_t a, struct a2l_answer *ans)
 		}
 		if (dwarf_attr(d, DW_AT_call_line, &at))
 			dwarf_formudata(&at, &cl);
-		const char *cn = fn_name(s, cu, cu->fns[i].caller, false);
+		const char *cn = fn_name(cu, cu->fns[i].caller);
 		ans->frames[k].name = cn && *cn ? cn : "??";
 		ans->frames[k].srcline = perf_srcline(s, cfile, (unsigned)cl);
 		if (!ans->frames[k].srcline)

@@ -68,6 +68,10 @@ struct pa_sym {
 	uint64_t start, end;
 	const char *name;
 	uint8_t binding, type;
+	/* a frame of inlined code (the resolver's inline frames): named by
+	 * the inlined function, start and end those of the function it was
+	 * inlined into, as perf's new_inline_sym makes them */
+	bool inlined;
 };
 
 struct pa_symtab;

@@ -495,3 +495,17 @@ int pa_index_table_grow(uint32_t **table, size_t *cap, size_t count,
 	*cap = ncap;
 	return 0;
 }
+
+uint64_t pa_hash_bytes(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return pa_hash64(h);
+}
+
+uint64_t pa_hash_str(const char *s)
+{
+	return pa_hash_bytes(s, strlen(s));
+}

@@ -183,4 +183,8 @@ static inline uint64_t pa_hash64(uint64_t x)
 	return x;
 }
 
+/* Hashes of n bytes, and of a string, mixed with pa_hash64. */
+uint64_t pa_hash_bytes(const void *p, size_t n);
+uint64_t pa_hash_str(const char *s);
+
 #endif

@@ -6,10 +6,10 @@
 # and under libc (qsort calling back, strlen, system calls with kernel
 # frames above the user ones, threads, a signal handler).
 #
-# perf runs with --no-inline: perf 6.1 replaces a call-chain entry that
-# lies in inlined code by addr2line's inline frames ("foo (inlined)"), for
-# any kind of call chain, and pa does not do that yet; DWARF chains run
-# through such code in libc (__libc_start_main_impl).
+# Inline frames: perf 6.1 replaces an unwound call-chain entry in inlined
+# code by addr2line's inline frames ("foo (inlined)"; DWARF chains run
+# through such code in libc, __libc_start_main_impl): compared with and
+# without --no-inline (inline.sh compares a C++ program's at length).
 #
 # The workloads are recorded directly, without fork+exec or dlclose and
 # dlopen inside: perf's libunwind unwinder (Debian's perf 6.1) takes a
@@ -156,26 +156,14 @@ record_cases "${cases[@]}"
 files+=("$TESTDATA/le-dwarf.data")
 
 norm() { grep -v '^# (Tip'; }
-# check WHAT FILE "report options"
-check_report() {
-	local what=$1 f=$2 o=$3
-	# shellcheck disable=SC2086
-	perf report -i "$f" --stdio --no-inline $o 2>/dev/null | norm >exp
-	# shellcheck disable=SC2086
-	if ! pa report -i "$f" --stdio $o >got 2>got.err; then
-		fail "$what '$o': pa failed: $(head -n 2 got.err)"
-		return
-	fi
-	norm <got >got.n
-	# (siblings of equal percentage: perf's order is its heap addresses)
-	same_graphs "$what report '$o'" exp got.n
-}
+# (check_report: lib.sh; siblings of equal percentage may come in another
+# order, perf's heap addresses)
 FIELDS=comm,pid,tid,time,event,ip,sym,dso
 # check_folded WHAT FILE "perf script and pa folded options"
 check_folded() {
 	local what=$1 f=$2 o=$3
 	# shellcheck disable=SC2086
-	perf script -i "$f" -F $FIELDS --no-inline $o 2>/dev/null >script.txt
+	perf script -i "$f" -F $FIELDS $o 2>/dev/null >script.txt
 	python3 "$REF" script.txt >exp 2>ref.err
 	# shellcheck disable=SC2086
 	if ! pa folded -i "$f" --include-idle $o >got 2>got.err; then
@@ -193,6 +181,8 @@ optsets=(
 	"--no-children -g caller"
 	"-g callee"
 	"--sort dso,sym"
+	"--no-inline"
+	"--no-children --no-inline"
 )
 for f in "${files[@]}"; do
 	base=$(basename "$f")
@@ -203,6 +193,7 @@ for f in "${files[@]}"; do
 		check_report "$base" "$f" "$o"
 	done
 	check_folded "$base" "$f" ""
+	check_folded "$base" "$f" "--no-inline"
 	check_report "$base" "$f" "--max-stack 3"
 	check_report "$base" "$f" "--no-children --max-stack 2"
 	check_folded "$base" "$f" "--max-stack 3"
@@ -211,9 +202,9 @@ done
 # The big-endian twin (perf inject on s390x, which swapped the stack copies
 # as u64 arrays): pa must read it as perf reads the little-endian one.
 if [ -f "$TESTDATA/be-dwarf.data" ] && [ -f "$TESTDATA/le-dwarf.inj.data" ]; then
-	for o in "" "--no-children" "-g caller"; do
+	for o in "" "--no-children" "-g caller" "--no-inline"; do
 		# shellcheck disable=SC2086
-		perf report -i "$TESTDATA/le-dwarf.inj.data" --stdio --no-inline $o 2>/dev/null | norm >exp
+		perf report -i "$TESTDATA/le-dwarf.inj.data" --stdio $o 2>/dev/null | norm >exp
 		# shellcheck disable=SC2086
 		pa report -i "$TESTDATA/be-dwarf.data" --stdio $o 2>got.err | norm >got
 		same_graphs "be-dwarf.data report '$o' (perf: le-dwarf.inj.data)" exp got

@@ -90,6 +90,20 @@ same_graphs() {
 	same "$@"
 }
 
+# perf report --stdio OPTIONS and pa's on FILE, compared like same_graphs().
+# check_report WHAT FILE "OPTIONS"
+check_report() {
+	local what=$1 f=$2 o=$3
+	# shellcheck disable=SC2086
+	perf report -i "$f" --stdio $o 2>/dev/null | grep -v '^# (Tip' >exp
+	# shellcheck disable=SC2086
+	if ! pa report -i "$f" --stdio $o >got 2>got.err; then
+		fail "$what '$o': pa failed: $(head -n 2 got.err)"
+		return
+	fi
+	same_graphs "$what: report '$o'" exp got
+}
+
 # Fixture lists.
 le_fixtures() { (cd "$TESTDATA" && ls le-*.data); }
 be_fixtures() { (cd "$TESTDATA" && ls be-*.data 2>/dev/null); }

@@ -87,6 +87,46 @@ static void test_sym_cmp_dso(void **state)
 	assert_true(sym->sort(&in_b, &in_a) > 0);
 }
 
+/* Inline frames' symbols (the resolver's, over the range of the function
+ * they were inlined into): perf compares them by name, equal where the
+ * names are and the ranges overlap, else by address; pa's collapse order
+ * puts them after the others, by name; printed with " (inlined)" after
+ * the name, past the column's width. */
+static void test_sym_inlined(void **state)
+{
+	(void)state;
+	struct pa_dso d = {.short_name = "prog"};
+	struct pa_sym main_ = {.start = 0x1000, .end = 0x1400, .name = "main"},
+	              other = {.start = 0x2000, .end = 0x2100, .name = "other"},
+	              in1 = {.start = 0x1000, .end = 0x1400, .name = "work", .inlined = true},
+	              in2 = {.start = 0x1000, .end = 0x1400, .name = "work", .inlined = true},
+	              in3 = {.start = 0x2000, .end = 0x2100, .name = "work", .inlined = true},
+	              in4 = {.start = 0x1000, .end = 0x1400, .name = "abc", .inlined = true};
+	struct hkey m = {.dso = &d, .sym = &main_, .level = '.'}, o = m, a = m, b = m, c = m, e = m;
+	o.sym = &other;
+	a.sym = &in1;
+	b.sym = &in2;
+	c.sym = &in3;
+	e.sym = &in4;
+	const struct pa_key_def *sym = &pa_keys[K_SYM];
+	assert_int_equal(sym->cmp(&a, &b), 0); /* one name, overlapping: one entry */
+	assert_true(sym->cmp(&a, &c) != 0);    /* one name, apart: by address */
+	assert_true(sym->cmp(&a, &e) > 0 && sym->cmp(&e, &a) < 0); /* strcmp(l, r) */
+	assert_true(sym->cmp(&a, &m) > 0);  /* strcmp("work", "main") */
+	assert_true(sym->cmp(&m, &o) > 0);  /* by address: o starts later */
+	assert_int_equal(sym->collapse(&a, &b), 0);
+	assert_true(sym->collapse(&m, &a) < 0 && sym->collapse(&o, &e) < 0);
+	assert_true(sym->collapse(&e, &a) < 0 && sym->collapse(&a, &c) < 0);
+	char buf[64];
+	int n = sym->format(buf, sizeof(buf), &a, 12, false);
+	assert_string_equal(buf, "[.] work (inlined)");
+	assert_int_equal(n, 18);
+	n = sym->format(buf, sizeof(buf), &a, 30, false);
+	assert_string_equal(buf, "[.] work (inlined)            ");
+	assert_int_equal(n, 30);
+	assert_int_equal(sym->natural_width(&a), 8); /* perf's width has no mark */
+}
+
 static void test_cells(void **state)
 {
 	(void)state;
@@ -180,6 +220,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_key_names),      cmocka_unit_test(test_sym_cmp_circle),
 	    cmocka_unit_test(test_sym_cmp_dso),    cmocka_unit_test(test_cells),
+	    cmocka_unit_test(test_sym_inlined),
 	    cmocka_unit_test(test_print_keeps_model),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

@@ -182,9 +182,11 @@ static struct expect *all_addrs(const struct facts *f, size_t *n)
 	return ex;
 }
 
-/* Compares pa with addr2line at every address of rel (debug file dbg);
- * lines: some address must have a real FILE:LINE answer. */
-static void compare_with_addr2line(const char *rel, const char *dbg, bool lines)
+/* Compares pa with addr2line at every address of rel (debug file dbg),
+ * asked in ascending order, or descending with reverse (bfd's answers
+ * depend on the questions before); lines: some address must have a real
+ * FILE:LINE answer. */
+static void compare_in_order(const char *rel, const char *dbg, bool lines, bool reverse)
 {
 	const char *elf = path_of(rel);
 	const char *a2l_file = dbg ? path_of(dbg) : elf;
@@ -192,6 +194,11 @@ static void compare_with_addr2line(const char *rel, const char *dbg, bool lines)
 	facts_read(elf, &f);
 	size_t n;
 	struct expect *ex = all_addrs(&f, &n);
+	for (size_t i = 0; reverse && i < n / 2; i++) {
+		uint64_t t = ex[i].addr;
+		ex[i].addr = ex[n - 1 - i].addr;
+		ex[n - 1 - i].addr = t;
+	}
 	if (!run_addr2line(a2l_file, ex, n)) {
 		free(ex);
 		skip();
@@ -225,6 +232,48 @@ static void compare_with_addr2line(const char *rel, const char *dbg, bool lines)
 	assert_int_equal(bad, 0);
 	if (lines)
 		assert_true(answered > 0);
+}
+
+static void compare_with_addr2line(const char *rel, const char *dbg, bool lines)
+{
+	compare_in_order(rel, dbg, lines, false);
+}
+
+/* A C++ function without a linkage name, inlined: named after the symbol
+ * around the first address asked where it is innermost (bfd's history),
+ * in either order of questions. Also checks that the fixture shows it. */
+static void test_a2l_cxx_history(void **st)
+{
+	(void)st;
+	if (access(path_of("prog_cxx"), R_OK))
+		skip(); /* no C++ compiler for the target */
+	compare_in_order("prog_cxx", NULL, true, false);
+	compare_in_order("prog_cxx", NULL, true, true);
+	/* and the fixture shows that history: some address gets another
+	 * answer when the questions come in the other order */
+	struct facts f;
+	facts_read(path_of("prog_cxx"), &f);
+	struct pa_srcinfo *up = pa_srcinfo_open(path_of("prog_cxx"), NULL, NULL);
+	struct pa_srcinfo *down = pa_srcinfo_open(path_of("prog_cxx"), NULL, NULL);
+	assert_non_null(up);
+	assert_non_null(down);
+	for (int i = 0; i < f.nexec; i++)
+		for (uint64_t a = f.exec_lo[i]; a <= f.exec_hi[i]; a++)
+			pa_srcinfo_line(up, a - f.text_delta, NULL);
+	for (int i = f.nexec - 1; i >= 0; i--)
+		for (uint64_t a = f.exec_hi[i] + 1; a-- > f.exec_lo[i];)
+			pa_srcinfo_line(down, a - f.text_delta, NULL);
+	int differ = 0;
+	for (int i = 0; i < f.nexec; i++)
+		for (uint64_t a = f.exec_lo[i]; a <= f.exec_hi[i]; a++) {
+			struct pa_srcinfo_frame x[MAXREC], y[MAXREC];
+			size_t nx = pa_srcinfo_frames(up, a - f.text_delta, x, MAXREC);
+			size_t ny = pa_srcinfo_frames(down, a - f.text_delta, y, MAXREC);
+			differ += nx != ny || (nx && strcmp(x[0].name, y[0].name));
+		}
+	pa_srcinfo_free(up);
+	pa_srcinfo_free(down);
+	assert_true(differ > 0);
 }
 
 static void test_a2l_pie(void **st)
@@ -587,7 +636,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_nopie_offset),    cmocka_unit_test(test_a2l_pie),
 	    cmocka_unit_test(test_a2l_nopie),       cmocka_unit_test(test_a2l_dwarf4),
 	    cmocka_unit_test(test_a2l_no_dwarf),    cmocka_unit_test(test_a2l_debug_file),
-	    cmocka_unit_test(test_a2l_stripped),
+	    cmocka_unit_test(test_a2l_stripped),    cmocka_unit_test(test_a2l_cxx_history),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,4 +75,44 @@ cc=("$CC" "${sysroot[@]}" -O1 -fno-omit-frame-pointer)
 "$STRIP" --strip-all -o prog_dl prog
 "$OBJCOPY" --add-gnu-debuglink=prog.debug prog_dl
 
+# C++: static functions have no linkage name in GCC's DWARF, so that bfd
+# names such a function after the ELF symbol covering the first address it
+# is asked about where the function is innermost (its history: the order
+# of the questions matters). Only where a C++ compiler for the target is.
+CXX=${CXX:-c++}
+cat >prog_cxx.cpp <<'EOF'
+volatile unsigned long sink;
+static inline __attribute__((always_inline)) unsigned long leaf_step(unsigned long x)
+{
+	sink = x;
+	return x * 2862933555777941757ul + 3037000493ul;
+}
+static inline __attribute__((always_inline)) unsigned long mid_step(unsigned long x)
+{
+	for (int i = 0; i < 3; i++)
+		x = leaf_step(x) ^ (x >> 3);
+	return x;
+}
+__attribute__((noinline)) unsigned long pre(unsigned long x)
+{
+	return x * 7 + sink;
+}
+__attribute__((noinline)) unsigned long driver(unsigned long x)
+{
+	x = pre(x) + pre(x + 1); /* the inlined code starts later than driver */
+	for (int i = 0; i < 50; i++)
+		x = mid_step(x + (unsigned long)i);
+	return x;
+}
+int main(int argc, char **)
+{
+	sink = driver((unsigned long)argc);
+	return 0;
+}
+EOF
+if ! "$CXX" "${sysroot[@]}" -O2 -g -o prog_cxx prog_cxx.cpp 2>/dev/null; then
+	rm -f prog_cxx
+	echo "no C++ compiler ($CXX): prog_cxx not built"
+fi
+
 echo "fixtures ready in $out"
