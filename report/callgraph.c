@@ -757,6 +757,7 @@ void pa_cg_free(struct pa_report *r)
 	free(c->refs);
 	free(c->parent_hit);
 	free(c->ignore_hit);
+	free(c->ip_src);
 	free(c->memo);
 	free(c->self_memo);
 	free(c->cursor);

@@ -199,10 +199,6 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 		     uint32_t cpu, uint64_t period);
 int pa_stream_finish(struct pa_report *r);
 void pa_stream_free(struct pa_report *r);
-/* A sample's location, resolved: al itself, or (a session made with
- * lazy_sample_loc) *buf filled now by pa_session_resolve_ip. */
-const struct pa_addr_loc *pa_report_resolved(struct pa_session *s, const struct pa_event *ev,
-					     const struct pa_addr_loc *al, struct pa_addr_loc *buf);
 bool pa_report_sample_filtered(struct pa_report *r, struct pa_thread *t, const char *comm,
 			       const struct pa_addr_loc *al);
 int pa_report_add_to_bucket(struct pa_report *r, unsigned evsel, struct pa_thread *t,

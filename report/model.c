@@ -171,15 +171,6 @@ static bool name_in(char **list, size_t n, const char *a, const char *b)
 	return false;
 }
 
-/* Pipe files define events as they go: totals grow with them. */
-const struct pa_addr_loc *pa_report_resolved(struct pa_session *s, const struct pa_event *ev,
-					     const struct pa_addr_loc *al, struct pa_addr_loc *buf)
-{
-	if (!al->unresolved)
-		return al;
-	pa_session_resolve_ip(s, al->thread, ev, buf);
-	return buf;
-}
 
 bool pa_report_sample_filtered(struct pa_report *r, struct pa_thread *t, const char *comm,
 			       const struct pa_addr_loc *al)

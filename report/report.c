@@ -426,7 +426,7 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	 * alone, and some filters (guest samples) are not keys. */
 	uint32_t bucket = UINT32_MAX, loc;
 	struct pa_addr_loc lbuf;
-	al = pa_report_resolved(s, ev, al, &lbuf);
+	al = pa_session_resolved(s, ev, al, &lbuf);
 	bool found = al->map != NULL;
 	bool filtered = pa_report_sample_filtered(r, t, comm, al);
 	if (pa_report_intern_loc(r, found ? al->dso : NULL, found ? al->addr : ev->sample.ip, 0,

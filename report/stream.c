@@ -2,17 +2,11 @@
  *
  * Stage 1 runs in the session's callback, where the address spaces are as
  * they were when the sample was taken: it applies the cpu/time/event
- * filters (report.c did), resolves the sample's ip and each call-chain
- * entry to a loc (cpumode switching at the PERF_CONTEXT_* markers, which
- * are not frames; a marker perf does not know empties the chain, as perf
- * discards such a chain) through a cache per (thread, cpumode, ip) valid
- * while no address space changes, and writes a compact record: thread,
- * comm, cpu, event, filter flag, period and the frame locs, leaf first.
- * A sample with user registers and a user stack copy (perf record
- * --call-graph dwarf) gets its user part unwound here (unwind.c), after
- * the kernel's part; --max-stack applies to each part on its own, as in
- * perf's thread__resolve_callchain, so stage 1 cuts the chain to what
- * perf's cursor holds.
+ * filters (report.c did), has the resolver's chainer make the sample's ip
+ * and perf's callchain cursor locations (resolver.h: the recorded chain,
+ * the unwound user stack of --call-graph dwarf samples, --max-stack), and
+ * writes a compact record: thread, comm, cpu, event, filter flag, period
+ * and the frame locs, leaf first.
  *
  * Before any of that, a sample whose whole key (thread, comm, cpu, event,
  * cpumode, ip, raw call chain, address-space generation) equals a recent
@@ -49,10 +43,9 @@
 
 #define BATCH_BYTES  (256u << 10)
 #define NBATCH       8
-#define FRAME_SLOTS  16384
 #define KEY_SLOTS    16384
 #define KEY_MAX      24
-#define MEMO_SLOTS   64  /* threads whose last chain is remembered */
+#define MEMO_SLOTS   64  /* threads whose last trie path is remembered */
 #define MEMO_DEPTH   128 /* ... from the outermost caller */
 #define SAMPLE_SLOTS 16384
 #define SAMPLE_RAW   5 /* call-chain entries a cached sample may have */
@@ -88,17 +81,6 @@ struct sample_slot {
 } __attribute__((aligned(64)));
 _Static_assert(sizeof(struct sample_slot) == 128, "a sample slot is two cache lines");
 
-/* A thread's last raw call chain and its locs, root first: the next
- * sample of the thread mostly shares the outer part (stage 1). */
-struct chain_memo {
-	const void *thread; /* NULL: nothing held */
-	uint64_t gen;
-	uint32_t nr;
-	uint64_t raw[MEMO_DEPTH];
-	uint32_t loc[MEMO_DEPTH];
-	uint8_t mode[MEMO_DEPTH]; /* the cpumode raw[k] was resolved in */
-};
-
 /* The path a thread's last record took down the stack trie, root first
  * (stage 2). */
 struct path_memo {
@@ -106,13 +88,6 @@ struct path_memo {
 	uint32_t n;
 	uint32_t loc[MEMO_DEPTH];
 	uint32_t node[MEMO_DEPTH]; /* the node after loc[0..k] */
-};
-
-/* (thread, cpumode, ip) -> loc while no address space changed. */
-struct frame_slot {
-	uint64_t ip, generation;
-	const void *thread;
-	uint32_t cpumode, loc;
 };
 
 /* A record's key -> its bucket; hits are summed here first. */
@@ -136,16 +111,10 @@ struct batch {
 struct pa_stream {
 	/* stage 1 */
 	struct sample_slot *samples_cache;
-	struct chain_memo *chain_memo;
-	struct frame_slot *frames_cache;
+	struct pa_chainer *chainer;
 	struct batch *cur;
 	uint32_t *tmp;
 	size_t cap_tmp;
-	struct pa_unwind *unwind; /* made at the first sample with a stack copy */
-	bool unwind_tried;
-	const char *unwind_why; /* why there is none */
-	uint64_t *uips;         /* one sample's unwound user entries */
-	size_t cap_uips;
 
 	/* stage 2 */
 	struct key_slot *keys;
@@ -450,151 +419,6 @@ static int next_batch(struct pa_report *r)
 	return err;
 }
 
-/* An unwound entry is a location of its own (its inline frames): cached
- * in another key space. */
-#define UNWOUND_KEY 0x200u
-
-static int frame_loc(struct pa_report *r, struct pa_session *s, struct pa_thread *t,
-                     uint32_t cpumode, bool unwound, uint64_t ip, uint64_t gen, uint32_t *out)
-{
-	struct pa_stream *st = r->stream;
-	uint32_t mode = cpumode | (unwound ? UNWOUND_KEY : 0);
-	uint64_t h = pa_hash64(ip ^ ((uint64_t)(uintptr_t)t << 9) ^ mode);
-	struct frame_slot *fs = &st->frames_cache[h & (FRAME_SLOTS - 1)];
-	if (fs->ip == ip && fs->thread == t && fs->cpumode == mode && fs->generation == gen) {
-		*out = fs->loc;
-		return 0;
-	}
-	struct pa_addr_loc al;
-	bool found = pa_session_find_map(s, t, (uint8_t)cpumode, ip, &al);
-	unsigned flags = (cpumode == PA_MISC_KERNEL ? PA_LOC_KERNEL : 0) |
-	                 (unwound ? PA_LOC_UNWOUND : 0);
-	if (pa_report_intern_loc(r, found ? al.dso : NULL, found ? al.addr : ip, ip, al.level,
-	                         flags, out))
-		return -ENOMEM;
-	if (found)
-		al.dso->hit = true;
-	*fs = (struct frame_slot){
-	    .ip = ip, .generation = gen, .thread = t, .cpumode = mode, .loc = *out};
-	return 0;
-}
-
-/* The sample's own ip, resolved by the session: cached like a frame, in
- * another key space (its loc has no raw ip). */
-#define SAMPLE_KEY 0x100u
-
-static int sample_loc(struct pa_report *r, struct pa_session *s, struct pa_thread *t,
-                      const struct pa_event *ev, const struct pa_addr_loc *al, uint64_t gen,
-                      uint32_t *out)
-{
-	struct pa_stream *st = r->stream;
-	uint32_t mode = SAMPLE_KEY | al->cpumode;
-	uint64_t ip = ev->sample.ip;
-	uint64_t h = pa_hash64(ip ^ ((uint64_t)(uintptr_t)t << 9) ^ mode);
-	struct frame_slot *fs = &st->frames_cache[h & (FRAME_SLOTS - 1)];
-	if (fs->ip == ip && fs->thread == t && fs->cpumode == mode && fs->generation == gen) {
-		*out = fs->loc;
-		return 0;
-	}
-	struct pa_addr_loc lbuf;
-	al = pa_report_resolved(s, ev, al, &lbuf);
-	bool found = al->map != NULL;
-	if (pa_report_intern_loc(r, found ? al->dso : NULL, found ? al->addr : ip, 0, al->level,
-	                         al->cpumode == PA_MISC_KERNEL ? PA_LOC_KERNEL : 0, out))
-		return -ENOMEM;
-	*fs = (struct frame_slot){
-	    .ip = ip, .generation = gen, .thread = t, .cpumode = mode, .loc = *out};
-	return 0;
-}
-
-/* The frame locs of a raw call chain (leaf first), cpumode switching at
- * the PERF_CONTEXT_* markers; an entry equal to the one at the same
- * distance from the root in the thread's last chain (same cpumode, same
- * address spaces) takes its loc. *corrupt: a marker perf does not know,
- * which empties the chain. */
-static int chain_locs(struct pa_report *r, struct pa_session *s, struct pa_thread *t,
-                      const uint64_t *chain, uint64_t nr, uint64_t gen, uint32_t *fr,
-                      uint32_t *n_out, bool *corrupt)
-{
-	struct pa_stream *st = r->stream;
-	struct chain_memo *cm =
-	    &st->chain_memo[pa_hash64((uint64_t)(uintptr_t)t) & (MEMO_SLOTS - 1)];
-	uint32_t old_nr = cm->thread == t && cm->gen == gen ? cm->nr : 0;
-	uint32_t cpumode = PA_MISC_USER, n = 0;
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t ip = chain[i];
-		uint64_t k = nr - 1 - i; /* from the root */
-		if (ip >= PA_CONTEXT_MAX) {
-			if (ip == PA_CONTEXT_HV) {
-				cpumode = PA_MISC_HYPERVISOR;
-			} else if (ip == PA_CONTEXT_KERNEL) {
-				cpumode = PA_MISC_KERNEL;
-			} else if (ip == PA_CONTEXT_USER) {
-				cpumode = PA_MISC_USER;
-			} else {
-				/* perf: "corrupted callchain", all of it discarded */
-				cm->thread = NULL;
-				*corrupt = true;
-				*n_out = 0;
-				return 0;
-			}
-			if (k < MEMO_DEPTH) {
-				cm->raw[k] = ip;
-				cm->mode[k] = UINT8_MAX;
-			}
-			continue;
-		}
-		if (k < old_nr && cm->raw[k] == ip && cm->mode[k] == cpumode) {
-			fr[n++] = cm->loc[k];
-			continue;
-		}
-		if (frame_loc(r, s, t, cpumode, false, ip, gen, &fr[n])) {
-			cm->thread = NULL;
-			return -ENOMEM;
-		}
-		if (k < MEMO_DEPTH) {
-			cm->raw[k] = ip;
-			cm->mode[k] = (uint8_t)cpumode;
-			cm->loc[k] = fr[n];
-		}
-		n++;
-	}
-	cm->thread = t;
-	cm->gen = gen;
-	cm->nr = nr < MEMO_DEPTH ? (uint32_t)nr : MEMO_DEPTH;
-	*n_out = n;
-	return 0;
-}
-
-/* The unwinder, when this sample is one perf unwinds: its event records
- * user registers and stack, and the sample has both (perf's
- * thread__resolve_callchain_unwind). 1 yes, 0 no, -ENOMEM. */
-static int wants_unwind(struct pa_report *r, const struct pa_sample *sm)
-{
-	struct pa_stream *st = r->stream;
-	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
-	if ((sm->type & both) != both || !sm->user_regs.regs || !sm->user_stack.size ||
-	    !sm->user_stack.data)
-		return 0;
-	if (!st->unwind_tried) {
-		st->unwind_tried = true;
-		st->unwind = pa_unwind_new(r->res, &st->unwind_why);
-		if (!st->unwind && !st->unwind_why)
-			return -ENOMEM;
-	}
-	if (!st->unwind)
-		return 0;
-	size_t need = (size_t)r->cg.max_stack;
-	if (need > st->cap_uips) {
-		uint64_t *p = realloc(st->uips, need * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		st->uips = p;
-		st->cap_uips = need;
-	}
-	return 1;
-}
-
 /* Room for a record of up to max bytes in the current batch. */
 static int reserve(struct pa_report *r, size_t max)
 {
@@ -729,7 +553,7 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	struct pa_stream *st = r->stream;
 	uint64_t gen = pa_session_maps_generation(s);
 	uint64_t nr = (ev->sample.type & PA_SAMPLE_CALLCHAIN) ? ev->sample.callchain_nr : 0;
-	int unwind = wants_unwind(r, &ev->sample);
+	int unwind = pa_chainer_unwinds(st->chainer, &ev->sample);
 	if (unwind < 0)
 		return unwind;
 	st->nr_samples++;
@@ -767,7 +591,7 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	uint32_t *fr = (uint32_t *)(rc + 1);
 	struct pa_addr_loc lbuf;
 	if (r->nr_dso_filter) /* the only filter that needs the map */
-		al = pa_report_resolved(s, ev, al, &lbuf);
+		al = pa_session_resolved(s, ev, al, &lbuf);
 	*rc = (struct rec){.thread = t,
 	                   .comm = comm,
 	                   .period = period,
@@ -775,37 +599,10 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	                   .evsel = (uint16_t)evsel,
 	                   .filtered = pa_report_sample_filtered(r, t, comm, al),
 	                   .count = 1};
-	if (sample_loc(r, s, t, ev, al, gen, &rc->sloc))
-		return -ENOMEM;
 	uint32_t n = 0;
-	bool corrupt = false;
-	if (chain_locs(r, s, t, ev->sample.callchain, nr, gen, fr, &n, &corrupt))
+	if (pa_chainer_sample_loc(st->chainer, s, t, ev, al, gen, &rc->sloc) ||
+	    pa_chainer_chain(st->chainer, s, t, ev, gen, unwind > 0, fr, &n))
 		return -ENOMEM;
-	/* perf's cursor: at most --max-stack entries of the recorded chain,
-	 * from the leaf in callee order, from the outermost caller in caller
-	 * order (the later cut of the whole chain then changes nothing) */
-	uint32_t m = (uint32_t)r->cg.max_stack;
-	if (n > m) {
-		if (r->cg.caller)
-			memmove(fr, fr + (n - m), m * sizeof(*fr));
-		n = m;
-	}
-	/* then the unwound user part, at most --max-stack entries from the
-	 * leaf; in caller order perf unwinds first and a corrupted recorded
-	 * chain then empties the cursor, in callee order it is unwound after */
-	if (unwind && !(corrupt && r->cg.caller)) {
-		size_t k = pa_unwind_sample(st->unwind, t, &ev->sample, st->uips, umax);
-		/* interned in the order perf hands the entries to its cursor
-		 * (the outermost first in caller order): its addr2line's
-		 * answers depend on the order of its questions, and the
-		 * resolver asks in the order locations were made */
-		for (size_t i = 0; i < k; i++) {
-			size_t j = r->cg.caller ? k - 1 - i : i;
-			if (frame_loc(r, s, t, PA_MISC_USER, true, st->uips[j], gen, &fr[n + j]))
-				return -ENOMEM;
-		}
-		n += (uint32_t)k;
-	}
 	rc->n = n;
 	if (ss)
 		fill_sample_slot(ss, h, &key, rc);
@@ -825,11 +622,10 @@ int pa_stream_start(struct pa_report *r)
 	st->samples_cache = aligned_alloc(64, SAMPLE_SLOTS * sizeof(*st->samples_cache));
 	if (st->samples_cache)
 		memset(st->samples_cache, 0, SAMPLE_SLOTS * sizeof(*st->samples_cache));
-	st->frames_cache = calloc(FRAME_SLOTS, sizeof(*st->frames_cache));
+	st->chainer = pa_chainer_new(r->res, r->cg.max_stack, r->cg.caller);
 	st->keys = calloc(KEY_SLOTS, sizeof(*st->keys));
-	st->chain_memo = calloc(MEMO_SLOTS, sizeof(*st->chain_memo));
 	st->path_memo = calloc(MEMO_SLOTS, sizeof(*st->path_memo));
-	if (!st->samples_cache || !st->frames_cache || !st->keys || !st->chain_memo ||
+	if (!st->samples_cache || !st->chainer || !st->keys ||
 	    !st->path_memo)
 		return -ENOMEM;
 	for (size_t i = 0; i < KEY_SLOTS; i++)
@@ -895,13 +691,10 @@ void pa_stream_free(struct pa_report *r)
 	for (unsigned i = 0; i < NBATCH; i++)
 		free(st->b[i].buf);
 	free(st->samples_cache);
-	free(st->frames_cache);
+	pa_chainer_free(st->chainer);
 	free(st->keys);
-	free(st->chain_memo);
 	free(st->path_memo);
 	free(st->tmp);
-	pa_unwind_free(st->unwind);
-	free(st->uips);
 	free(st);
 	r->stream = NULL;
 }

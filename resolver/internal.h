@@ -88,4 +88,20 @@ int pa_resolver_add_inlines(struct pa_resolver *r);
 struct pa_srcinfo *pa_resolver_srcinfo(struct pa_resolver *r, const struct pa_loc *l,
                                        uint64_t *addr);
 
+/* unwind.c */
+/* User call chains from DWARF (perf record --call-graph dwarf): a sample's
+ * user registers and stack copy unwound with libdwfl, as perf's
+ * unwind__get_entries does. One thread. */
+struct pa_unwind;
+/* NULL with *why set when this recording's stacks cannot be unwound (its
+ * arch); NULL with *why NULL when out of memory. Free with
+ * pa_unwind_free(). */
+struct pa_unwind *pa_unwind_new(struct pa_resolver *r, const char **why);
+void pa_unwind_free(struct pa_unwind *u);
+/* Up to max entries of the sample's user call chain into ips, leaf first:
+ * the sampled user ip, then each caller's return address minus one.
+ * Returns how many (0 without user registers and stack). */
+size_t pa_unwind_sample(struct pa_unwind *u, struct pa_thread *t, const struct pa_sample *sm,
+                        uint64_t *ips, size_t max);
+
 #endif

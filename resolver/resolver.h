@@ -7,7 +7,7 @@
  * /usr/lib/debug, debuginfod), ELF, kallsyms, --vmlinux, kernel modules,
  * JIT maps and the running vdso, with perf 6.1's rules (its kernel and
  * module maps, /proc/kcore for the running kernel). It also unwinds user
- * stacks of --call-graph dwarf samples (pa_unwind_*) and gives their
+ * stacks of --call-graph dwarf samples (pa_chainer_*) and gives their
  * entries perf's inline frames (pa_resolver_symbolize). It writes no
  * cache: the running vdso is read in memory.
  *
@@ -114,19 +114,31 @@ typedef void (*pa_resolver_dso_note_fn)(void *ctx, const struct pa_dso *dso, boo
 void pa_resolver_foreach_dso_note(const struct pa_resolver *r, pa_resolver_dso_note_fn fn,
                                   void *ctx);
 
-/* User call chains from DWARF (perf record --call-graph dwarf): a sample's
- * user registers and stack copy unwound with libdwfl, as perf's
- * unwind__get_entries does. One thread. */
-struct pa_unwind;
-/* NULL with *why set when this recording's stacks cannot be unwound (its
- * arch); NULL with *why NULL when out of memory. Free with
- * pa_unwind_free(). */
-struct pa_unwind *pa_unwind_new(struct pa_resolver *r, const char **why);
-void pa_unwind_free(struct pa_unwind *u);
-/* Up to max entries of the sample's user call chain into ips, leaf first:
- * the sampled user ip, then each caller's return address minus one.
- * Returns how many (0 without user registers and stack). */
-size_t pa_unwind_sample(struct pa_unwind *u, struct pa_thread *t, const struct pa_sample *sm,
-                        uint64_t *ips, size_t max);
+/* ---- A sample's call chain: perf's callchain cursor, in locations ----
+ * One chainer per stream of samples (one thread), used in the session's
+ * sample callback, where the address spaces are the sample's: what perf's
+ * thread__resolve_callchain makes of the sample, each entry interned as a
+ * location (chain.c says how). max_stack: perf's --max-stack (for the
+ * recorded part and the unwound part each); caller: perf's caller order
+ * (the cut of the recorded part, and the order addr2line is asked in). */
+struct pa_chainer;
+struct pa_chainer *pa_chainer_new(struct pa_resolver *r, int max_stack, bool caller);
+void pa_chainer_free(struct pa_chainer *c); /* accepts NULL */
+/* Whether the sample's user stack is unwound (its event records user
+ * registers and stack, the sample has both, and its arch is one the
+ * unwinder knows): 1 yes, 0 no, -ENOMEM. Then its chain may hold up to
+ * max_stack entries more than it recorded. */
+int pa_chainer_unwinds(struct pa_chainer *c, const struct pa_sample *sm);
+/* The location of the sample's own ip (al: the session's, resolved here
+ * when lazy); gen: pa_session_maps_generation(). 0 or -ENOMEM. */
+int pa_chainer_sample_loc(struct pa_chainer *c, struct pa_session *s, struct pa_thread *t,
+                          const struct pa_event *ev, const struct pa_addr_loc *al, uint64_t gen,
+                          uint32_t *out);
+/* The locations of its call chain into fr, leaf first, *n of them: the
+ * recorded chain, then (unwind: pa_chainer_unwinds() said so) the unwound
+ * user part. fr holds the recorded entries plus max_stack. 0 or -ENOMEM. */
+int pa_chainer_chain(struct pa_chainer *c, struct pa_session *s, struct pa_thread *t,
+                     const struct pa_event *ev, uint64_t gen, bool unwind, uint32_t *fr,
+                     uint32_t *n);
 
 #endif

@@ -1643,3 +1643,12 @@ void pa_session_free(struct pa_session *s)
 	pa_arena_release(&s->arena);
 	free(s);
 }
+
+const struct pa_addr_loc *pa_session_resolved(struct pa_session *s, const struct pa_event *ev,
+					      const struct pa_addr_loc *al, struct pa_addr_loc *buf)
+{
+	if (!al->unresolved)
+		return al;
+	pa_session_resolve_ip(s, al->thread, ev, buf);
+	return buf;
+}

@@ -149,6 +149,10 @@ bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpum
  * lands in is marked hit. */
 bool pa_session_resolve_ip(struct pa_session *s, struct pa_thread *t, const struct pa_event *ev,
 			   struct pa_addr_loc *loc);
+/* A sample's location resolved: al itself, or (al->unresolved, a session
+ * made with lazy_sample_loc) *buf filled now by pa_session_resolve_ip. */
+const struct pa_addr_loc *pa_session_resolved(struct pa_session *s, const struct pa_event *ev,
+					      const struct pa_addr_loc *al, struct pa_addr_loc *buf);
 
 /* Machines: the host first, then guests by pid. */
 unsigned pa_session_nr_machines(const struct pa_session *s);

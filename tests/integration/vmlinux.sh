@@ -222,8 +222,9 @@ for v in good gaps bad; do
 	fi
 done
 CHECKS=$((CHECKS + 1))
-pa folded -i k.data --vmlinux good-vmlinux 2>/dev/null | grep -q ';vm_' ||
-	fail "pa folded --vmlinux shows no vm_* name"
+# (into a file first: under pipefail, grep -q leaving early would fail pa)
+pa folded -i k.data --vmlinux good-vmlinux >folded.txt 2>/dev/null
+grep -q ';vm_' folded.txt || fail "pa folded --vmlinux shows no vm_* name"
 # pa flamegraph shares it
 CHECKS=$((CHECKS + 1))
 if pa flamegraph -i k.data --vmlinux good-vmlinux -o fg.svg >/dev/null 2>got.err; then
