@@ -347,6 +347,18 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/* perf's srcline of a chain entry's hist entry (the srcline key): an
+ * inline frame brings its own, another is looked up at its raw ip. NULL
+ * on ENOMEM. */
+static const char *chain_srcline(struct pa_report *r, struct cg_state *c, uint32_t li)
+{
+	if (!c->ip_src[li]) {
+		const struct pa_loc *l = &pa_report_locs(r)[li];
+		c->ip_src[li] = l->inl_frame ? l->srcline : pa_resolver_ip_srcline(r->res, l);
+	}
+	return c->ip_src[li];
+}
+
 static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 {
 	const struct bucket *b = &r->buckets[bi];
@@ -375,7 +387,9 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	for (int i = 0; i < take; i++) {
 		uint32_t li = p->caller ? r->frames[n - 1 - i] : r->frames[i];
 		const struct pa_loc *l = &pa_report_locs(r)[li];
-		if (l->sym) {
+		/* (perf looks for the parent and the callees to ignore in the
+		 * recorded chain only, not in the unwound one) */
+		if (l->sym && !l->unwound) {
 			if (r->has_parent_re && !parent &&
 			    re_hit(&r->parent_re, c->parent_hit, li, l->sym)) {
 				parent = l->sym;
@@ -419,6 +433,10 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	                       .parent = parent ? intern_str(c, parent->name) : NULL,
 	                       .srcline = root->srcline,
 	                       .evsel = b->evsel};
+	/* (a chain entry that became the sample's location: perf's srcline
+	 * of it, at its map-relative address, as of a sample's) */
+	if (refiltered && c->ip_src && !(tmp.srcline = pa_resolver_srcline(r->res, root)))
+		return -ENOMEM;
 	if (!tmp.comm || (parent && !tmp.parent))
 		return -ENOMEM;
 	uint32_t self;
@@ -459,15 +477,8 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		t.level = level;
 		/* perf: an inline frame's srcline came with it; another
 		 * entry's is asked of its raw ip */
-		if (c->ip_src) {
-			uint32_t li = c->cursor[i];
-			if (!c->ip_src[li])
-				c->ip_src[li] = l->inl_frame ? l->srcline
-				                             : pa_resolver_ip_srcline(r->res, l);
-			if (!c->ip_src[li])
-				return -ENOMEM;
-			t.srcline = c->ip_src[li];
-		}
+		if (c->ip_src && !(t.srcline = chain_srcline(r, c, c->cursor[i])))
+			return -ENOMEM;
 		uint32_t idx;
 		struct memo *mo = &c->memo[c->cursor[i]];
 		if (c->etree) {
@@ -693,7 +704,7 @@ int pa_cg_build(struct pa_report *r)
 	for (unsigned k = 0; k < r->nr_keys; k++)
 		c->sym_key |= r->keys[k] == K_SYM;
 	for (unsigned k = 0; k < r->nr_keys; k++)
-		if (r->keys[k] == K_SRCLINE && r->cg.children &&
+		if (r->keys[k] == K_SRCLINE &&
 		    !(c->ip_src = calloc(pa_resolver_nr_locs(r->res) + 1, sizeof(*c->ip_src))))
 			return -ENOMEM;
 	c->parent_hit = calloc(pa_resolver_nr_locs(r->res) + 1, 1);

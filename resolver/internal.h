@@ -80,7 +80,6 @@ struct dso_syms *pa_resolver_dso_syms(struct pa_resolver *r, const struct pa_dso
 void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds);
 const struct pa_sym *pa_resolver_lookup(struct pa_resolver *r, const struct pa_dso *d,
                                         uint64_t addr);
-const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l);
 /* inline.c: the inline frames of every unwound location */
 int pa_resolver_add_inlines(struct pa_resolver *r);
 /* The source lines of an ELF DSO's symbols file (opened on first use), and

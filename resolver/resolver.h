@@ -95,6 +95,10 @@ void pa_resolver_preload(struct pa_resolver *r);
  * After an error of the stream, pa_resolver_abort() ends the preload
  * instead. */
 int pa_resolver_symbolize(struct pa_resolver *r, bool srclines, bool inlines);
+/* perf's srcline of a location at its map-relative address (what
+ * pa_resolver_symbolize gives samples' locations): addr2line's answer, or
+ * its fallbacks "SYM+OFF", "DSO[ADDR]", "??:0". NULL on ENOMEM. */
+const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l);
 /* perf's srcline of a call-chain entry's own hist entry (--children with
  * the srcline key): perf asks it of the entry's raw ip as if it were
  * map-relative, so that only non-PIE executables answer; the others get

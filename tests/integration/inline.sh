@@ -15,7 +15,9 @@
 #    -g caller, -g callee, ...) and pa folded vs perf report and
 #    `perf script | stackcollapse`; with frame pointers, --inline vs perf's;
 #    --sort srcline with --children on both (inline frames bring their
-#    call sites; other chain entries perf looks up at their raw ip).
+#    call sites; other chain entries perf looks up at their raw ip); the
+#    parent and the callees to ignore, which perf looks for in the
+#    recorded chain only.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_python
@@ -110,13 +112,16 @@ for f in "${files[@]}"; do
 		grep -q ' (inlined)$' perf.txt || fail "dwarf: perf shows no inline frames"
 		for o in "" "--no-children" "--no-children -g caller" "-g callee" "--no-inline" \
 			"--sort dso,sym" "-g folded" "--max-stack 6" "--sort srcline" \
-			"--sort sym,srcline -g none" "--no-children --sort srcline"; do
+			"--sort sym,srcline -g none" "--no-children --sort srcline" \
+			"--ignore-callees main" "--no-children -p ^work_" \
+			"--sort srcline --ignore-callees main"; do
 			check_report "$base" "$f" "$o"
 		done
 		check_folded "$base" "$f" ""
 		check_folded "$base" "$f" "--no-inline"
 	else
-		for o in "--inline" "--no-children --inline" "" "--sort srcline -g none"; do
+		for o in "--inline" "--no-children --inline" "" "--sort srcline -g none" \
+			"--no-children --sort srcline --ignore-callees main"; do
 			check_report "$base" "$f" "$o"
 		done
 		check_folded "$base" "$f" "--inline"
