@@ -91,6 +91,7 @@ struct cg_state {
 
 	uint8_t *parent_hit, *ignore_hit; /* per loc: 0 unknown, 1 match, 2 no */
 	const char **ip_src; /* per loc, with the srcline key: its chain entry's */
+	const char **cc_src; /* per loc, for -g address: what follows its name */
 	bool sym_key;        /* the sym key is one (perf's quick duplicate check) */
 	uint32_t *cursor, *he_cache;
 	size_t cap_cursor;
@@ -769,6 +770,7 @@ void pa_cg_free(struct pa_report *r)
 	free(c->parent_hit);
 	free(c->ignore_hit);
 	free(c->ip_src);
+	free(c->cc_src);
 	free(c->memo);
 	free(c->self_memo);
 	free(c->cursor);
@@ -1248,11 +1250,27 @@ static struct gnode *children(struct printer *pr, const struct gnode *g, uint64_
  * are cut there). */
 #define NAME_BUF 1024
 
+/* With -g address, perf prints an entry's srcline after its name. */
+static const char *el_srcline(const struct printer *pr, uint32_t li)
+{
+	struct cg_state *c = pr->c;
+	if (!pr->r->cg.address_key)
+		return NULL;
+	if (!c->cc_src && !(c->cc_src = calloc(pa_resolver_nr_locs(pr->r->res) + 1,
+	                                       sizeof(*c->cc_src))))
+		return NULL;
+	if (!c->cc_src[li])
+		c->cc_src[li] = pa_resolver_chain_srcline(pr->r->res, &pa_report_locs(pr->r)[li]);
+	return c->cc_src[li];
+}
+
 static const char *el_name(const struct printer *pr, uint32_t li, char *buf, size_t size)
 {
 	const struct pa_loc *l = &pa_report_locs(pr->r)[li];
+	const char *src = l->sym ? el_srcline(pr, li) : NULL;
 	if (l->sym)
-		snprintf(buf, size, "%s%s", l->sym->name, l->sym->inlined ? " (inlined)" : "");
+		snprintf(buf, size, "%s%s%s%s", l->sym->name, src ? " " : "", src ? src : "",
+		         l->sym->inlined ? " (inlined)" : "");
 	else
 		snprintf(buf, size, "%#" PRIx64, l->ip);
 	return buf;

@@ -29,8 +29,8 @@
  *    and -v says so. Where perf's libunwind build misreads a library's
  *    load address after exec or dlclose/dlopen, pa unwinds as perf's
  *    libdw build does.
- *  - Branch stacks (-b, --call-graph lbr), -g srcline/address keys with
- *    source lines, --branch-history, --hierarchy, -x.
+ *  - Branch stacks (-b, --call-graph lbr), -g srcline (perf's srcline
+ *    key of call-graph nodes), --branch-history, --hierarchy, -x.
  *  - --sort srcline with --symfs: perf hands addr2line the recorded paths
  *    themselves (outside the symfs) where a DSO has no file under it; pa
  *    reads only files under the symfs (its fallback "DSO[ADDR]" there).
@@ -56,6 +56,11 @@
  *    the symfs: perf's libunwind prints no user chain for such a sample,
  *    pa the sampled user ip (as it does where the file is missing without
  *    a symfs).
+ *  - --sort srcline, the column's width: perf computes an entry's
+ *    srcline when a comparison reaches the key, else only to print it,
+ *    cut to the width the others set; pa models those comparisons, but on
+ *    some recordings perf computes one for a row of a single sample that
+ *    pa then prints cut (the test accepts that difference alone).
  *  - --sort srcline on DSOs without line tables whose lookups often fail
  *    (stripped binaries of other processes in system-wide recordings):
  *    perf gives up on a DSO's addr2line after enough failures, so its

@@ -723,8 +723,10 @@ struct pa_srcinfo *pa_resolver_srcinfo(struct pa_resolver *r, const struct pa_lo
 /* The srcline value perf 6.1 shows: addr2line's answer for ELF DSOs (the
  * file the symbols came from, and its separate debug file), else its
  * fallbacks: "SYM+OFF", "DSO[ADDR]", or "??:0" without a map. */
-const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l)
+/* (show_sym: "SYM+OFF" when addr2line has nothing, else "+OFF") */
+static const char *srcline_as(struct pa_resolver *r, const struct pa_loc *l, bool show_sym)
 {
+	const char *sym_name = !l->sym ? NULL : show_sym ? l->sym->name : "";
 	char buf[512];
 	if (!l->dso)
 		return PA_SRCLINE_UNKNOWN;
@@ -736,7 +738,7 @@ const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l)
 		kmod_offset(ds, l->addr, &off);
 		pa_srcline_fallback(buf, sizeof(buf), l->dso->short_name,
 				    ds->kmod_ko ? off - ds->kmod_pgoff : off,
-				    l->sym ? l->sym->name : NULL, l->sym ? off - l->sym->start : 0);
+				    sym_name, l->sym ? off - l->sym->start : 0);
 		return pa_arena_strdup(&r->arena, buf);
 	}
 	uint64_t addr;
@@ -744,7 +746,7 @@ const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l)
 	if (src) {
 		uint64_t off = l->sym ? addr - pa_sym_key(ds->tab, l->sym) : 0;
 		const char *s = pa_srcinfo_srcline(src, addr, l->dso->short_name,
-		                                   l->sym ? l->sym->name : NULL, off);
+		                                   sym_name, off);
 		if (s)
 			return s;
 	}
@@ -753,8 +755,20 @@ const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l)
 					  : l->sym->start)
 			       : 0;
 	pa_srcline_fallback(buf, sizeof(buf), l->dso->short_name, l->addr,
-			    l->sym ? l->sym->name : NULL, addr - base);
+			    sym_name, addr - base);
 	return pa_arena_strdup(&r->arena, buf);
+}
+
+const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l)
+{
+	return srcline_as(r, l, true);
+}
+
+const char *pa_resolver_chain_srcline(struct pa_resolver *r, const struct pa_loc *l)
+{
+	if (l->inl_frame)
+		return l->srcline;
+	return l->dso ? srcline_as(r, l, false) : NULL;
 }
 
 const char *pa_resolver_ip_srcline(struct pa_resolver *r, const struct pa_loc *l)

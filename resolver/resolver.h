@@ -99,6 +99,11 @@ int pa_resolver_symbolize(struct pa_resolver *r, bool srclines, bool inlines);
  * pa_resolver_symbolize gives samples' locations): addr2line's answer, or
  * its fallbacks "SYM+OFF", "DSO[ADDR]", "??:0". NULL on ENOMEM. */
 const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l);
+/* perf's srcline of a call-chain entry as -g address prints it after the
+ * name (its callchain_srcline): an inline frame's own, else addr2line's
+ * answer at the map-relative address or "+OFF" from the symbol (or
+ * "DSO[ADDR]"); NULL without a map (or on ENOMEM). */
+const char *pa_resolver_chain_srcline(struct pa_resolver *r, const struct pa_loc *l);
 /* perf's srcline of a call-chain entry's own hist entry (--children with
  * the srcline key): perf asks it of the entry's raw ip as if it were
  * map-relative, so that only non-PIE executables answer; the others get

@@ -225,6 +225,9 @@ optsets=(
 	"-n --show-total-period --no-children"
 	"--show-total-period -g caller"
 	"-n --no-children -g none --sort dso,sym"
+	"-g address"
+	"--no-children -g address,callee"
+	"--children --sort srcline"
 )
 # perf prints "[...] (inlined)" when a bit it never set happens to be 1
 norm() { grep -v '^# (Tip' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }

@@ -114,14 +114,15 @@ for f in "${files[@]}"; do
 			"--sort dso,sym" "-g folded" "--max-stack 6" "--sort srcline" \
 			"--sort sym,srcline -g none" "--no-children --sort srcline" \
 			"--ignore-callees main" "--no-children -p ^work_" \
-			"--sort srcline --ignore-callees main"; do
+			"--sort srcline --ignore-callees main" "-g address" \
+			"--no-children -g address,callee"; do
 			check_report "$base" "$f" "$o"
 		done
 		check_folded "$base" "$f" ""
 		check_folded "$base" "$f" "--no-inline"
 	else
 		for o in "--inline" "--no-children --inline" "" "--sort srcline -g none" \
-			"--no-children --sort srcline --ignore-callees main"; do
+			"--no-children --sort srcline --ignore-callees main" "--no-children -g address"; do
 			check_report "$base" "$f" "$o"
 		done
 		check_folded "$base" "$f" "--inline"

@@ -49,7 +49,7 @@ for f in cxx.data dl.data; do
 		perf report -i $f --stdio -q --no-children -g none $o >exp 2>/dev/null
 		# shellcheck disable=SC2086
 		pa report -i $f --stdio -q --no-children -g none $o >got 2>got.err
-		same "$f report $o" exp got
+		same_cut_srclines "$f report $o" exp got
 	done
 	perf report -i $f --stdio 2>/dev/null | grep -v '^# (Tip' >exp
 	pa report -i $f --stdio >got 2>/dev/null
