@@ -61,6 +61,10 @@
  *    cut to the width the others set; pa models those comparisons, but on
  *    some recordings perf computes one for a row of a single sample that
  *    pa then prints cut (the test accepts that difference alone).
+ *  - --children --sort srcline: on one multi-threaded frame-pointer
+ *    recording perf printed "SYM+OFF" for a libc self entry whose line
+ *    addr2line knows (clock_gettime), where pa prints the line; why was
+ *    not found.
  *  - --sort srcline on DSOs without line tables whose lookups often fail
  *    (stripped binaries of other processes in system-wide recordings):
  *    perf gives up on a DSO's addr2line after enough failures, so its

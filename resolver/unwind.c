@@ -162,6 +162,9 @@ struct pa_unwind {
 	bool prev_sigreturn; /* the previous frame is the signal trampoline */
 	bool last_ok;        /* the last frame's file has CFI to look at */
 	uint64_t last_pc;    /* where libdwfl looked its CFI up */
+	/* the last frame's stack and frame pointers (x86_64), when known */
+	uint64_t last_sp, last_bp;
+	bool have_sp, have_bp;
 	/* per (file, address): is the return address undefined there? */
 	struct ra_slot {
 		const struct ufile *f;
@@ -549,6 +552,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	u->prev_sigreturn = !u->abi32 && ok && is_sigreturn(u, pc);
 	u->last_ok = ok;
 	u->last_pc = exact ? pc : pc - 1;
+	if (!u->abi32) { /* (DWARF registers 7 and 6: rsp, rbp) */
+		u->have_sp = !dwfl_frame_reg(state, 7, &u->last_sp);
+		u->have_bp = !dwfl_frame_reg(state, 6, &u->last_bp);
+	}
 	u->ips[u->n++] = exact ? pc : pc - 1;
 	return ok && u->n < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -556,7 +563,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 /* Does the CFI at pc (the last frame's) leave the return address
  * undefined (the end of the chain, _start, a thread's start)? A return
  * address that is defined yet came out 0 also ends libdwfl's unwinding,
- * while perf's libunwind then keeps one more entry: 0 less 1. */
+ * while perf's libunwind then keeps one more entry: 0 less 1 (not where
+ * the address could not be read: ra_readable). */
 static bool ra_defined(struct pa_unwind *u, uint64_t pc)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(u->sp->dwfl, pc);
@@ -583,6 +591,37 @@ static bool ra_defined(struct pa_unwind *u, uint64_t pc)
 	free(fr);
 	*rs = (struct ra_slot){f, addr, undefined};
 	return !undefined;
+}
+
+/* Can the last frame's return address be read from the stack copy? Where
+ * it cannot (the copy stops short of it), libdwfl ends as when it reads
+ * 0, but perf's libunwind keeps no entry then. Known only for a CFA of a
+ * register (rsp, rbp) plus an offset, with the return address just below
+ * it (x86_64); else taken as readable. */
+static bool ra_readable(struct pa_unwind *u, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(u->sp->dwfl, pc);
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
+	Dwarf_Frame *fr;
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr))
+		return true;
+	Dwarf_Op *ops;
+	size_t nops;
+	bool readable = true;
+	if (!dwarf_frame_cfa(fr, &ops, &nops) && nops == 1) {
+		/* (libdw gives the CFA rule as DW_OP_bregx reg, offset) */
+		bool x = ops[0].atom == DW_OP_bregx;
+		uint64_t reg = x ? ops[0].number : (uint64_t)(ops[0].atom - DW_OP_breg0);
+		uint64_t off = x ? ops[0].number2 : ops[0].number;
+		bool breg = x || (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31);
+		bool sp = breg && reg == 7 && u->have_sp, bp = breg && reg == 6 && u->have_bp;
+		uint64_t v;
+		if (sp || bp)
+			readable = read_mem(u, (sp ? u->last_sp : u->last_bp) + off - 8, 8, &v);
+	}
+	free(fr);
+	return readable;
 }
 
 /* ---- the unwinder ------------------------------------------------------------ */
@@ -702,7 +741,7 @@ size_t pa_unwind_sample(struct pa_unwind *u, struct pa_thread *t, const struct p
 		int ret = dwfl_getthread_frames(u->sp->dwfl, 1, frame_cb, u);
 		if (!u->conflict) {
 			if (!ret && !u->abi32 && u->n && u->n < max && u->last_ok &&
-			    ra_defined(u, u->last_pc))
+			    ra_defined(u, u->last_pc) && ra_readable(u, u->last_pc))
 				ips[u->n++] = UINT64_MAX;
 			break;
 		}

@@ -227,7 +227,6 @@ optsets=(
 	"-n --no-children -g none --sort dso,sym"
 	"-g address"
 	"--no-children -g address,callee"
-	"--children --sort srcline"
 )
 # perf prints "[...] (inlined)" when a bit it never set happens to be 1
 norm() { grep -v '^# (Tip' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }
