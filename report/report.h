@@ -61,6 +61,11 @@
  *    cut to the width the others set; pa models those comparisons, but on
  *    some recordings perf computes one for a row of a single sample that
  *    pa then prints cut (the test accepts that difference alone).
+ *  - DWARF unwinding from exit handlers without CFI (a program's _fini,
+ *    some of libstdc++'s and libgcc_s's): perf's libunwind often stops at
+ *    __run_exit_handlers where libdwfl (and pa) go on to exit, main's
+ *    caller and _start; seen in about one recording in four of a short
+ *    C++ program.
  *  - --children --sort srcline: on one multi-threaded frame-pointer
  *    recording perf printed "SYM+OFF" for a libc self entry whose line
  *    addr2line knows (clock_gettime), where pa prints the line; why was

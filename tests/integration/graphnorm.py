@@ -9,7 +9,8 @@ finds pa's output differs from perf's byte for byte may compare both through
 this filter: equal afterwards means the only difference is that order.
 Everything else is kept: rows, their order, every graph line's text (the
 '|' that marks a sibling as not the last one is blanked, since a sibling
-that moves may become the last).
+that moves may become the last). Lines of -g folded of equal value are put
+in one order too.
 
   graphnorm.py < report.txt
 """
@@ -73,8 +74,30 @@ def normalize(lines):
     return out
 
 
+# a line of -g folded: VALUE then the chain, from the line's start
+FOLDED = re.compile(r"^(\d+(?:\.\d+)?%?) \S")
+
+
+def folded_runs(lines):
+    """Runs of -g folded lines of equal value, each in one order."""
+    out, k = [], 0
+    while k < len(lines):
+        m = FOLDED.match(lines[k])
+        if not m:
+            out.append(lines[k])
+            k += 1
+            continue
+        e = k
+        while e < len(lines) and FOLDED.match(lines[e]) and \
+                FOLDED.match(lines[e]).group(1) == m.group(1):
+            e += 1
+        out.extend(sorted(lines[k:e]))
+        k = e
+    return out
+
+
 def main():
-    lines = sys.stdin.read().split("\n")
+    lines = folded_runs(sys.stdin.read().split("\n"))
     out, graph = [], []
 
     def flush():
