@@ -61,6 +61,11 @@
  *    cut to the width the others set; pa models those comparisons, but on
  *    some recordings perf computes one for a row of a single sample that
  *    pa then prints cut (the test accepts that difference alone).
+ *  - DWARF unwinding through the dynamic linker's lazy-binding trampoline
+ *    (_dl_runtime_resolve_xsavec, a sample in _dl_fixup): perf's
+ *    libunwind goes on to the caller, pa stops there; the inline frames'
+ *    names of a DSO whose addresses perf then asked about earlier may
+ *    differ too (addr2line's history).
  *  - DWARF unwinding from exit handlers without CFI (a program's _fini,
  *    some of libstdc++'s and libgcc_s's): perf's libunwind often stops at
  *    __run_exit_handlers where libdwfl (and pa) go on to exit, main's

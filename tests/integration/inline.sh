@@ -85,7 +85,8 @@ if ! command -v g++ >/dev/null 2>&1; then
 	finish
 fi
 # (one build for both recordings: <regex> takes the compiler a while)
-g++ -O2 -g -fno-omit-frame-pointer -o prog "$TESTDATA/src/inline.cpp" ||
+# (-z now: no lazy binding, see dwarf.sh)
+g++ -O2 -g -fno-omit-frame-pointer -Wl,-z,now -o prog "$TESTDATA/src/inline.cpp" ||
 	skip "cannot build inline.cpp"
 cases=(
 	"dwarf|--call-graph dwarf -F 999|./prog 8"
