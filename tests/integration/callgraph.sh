@@ -225,9 +225,10 @@ optsets=(
 	"-n --show-total-period --no-children"
 	"--show-total-period -g caller"
 	"-n --no-children -g none --sort dso,sym"
-	"-g address"
-	"--no-children -g address,callee"
 )
+# (-g address is compared in inline.sh: on this test's system-wide
+# recording perf 6.1 dies of SIGPIPE when an addr2line it started for a
+# DSO missing here exits)
 # perf prints "[...] (inlined)" when a bit it never set happens to be 1
 norm() { grep -v '^# (Tip' | sed 's/--\[\.\.\.\] (inlined)$/--[...]/'; }
 for f in "${files[@]}"; do
