@@ -13,6 +13,10 @@ enum { PA_EXIT_OK = 0, PA_EXIT_USAGE = 1, PA_EXIT_BADINPUT = 2 };
 /* Print "pa: 'PATH': message at offset N" and return the exit status. */
 int pa_cli_error(const char *path, const struct pa_err *err);
 
+/* A command's failure: a usage error as "pa: CMD: message" (exit 1), else
+ * as pa_cli_error() says it. Returns the exit status. */
+int pa_cli_fail(const char *cmd, const char *path, const struct pa_err *err);
+
 /* A size option's value ("512M", "4G"...) into *out; unset (NULL) leaves
  * *out alone. -1 after printing why when it is not a size. */
 int pa_cli_size_opt(const char *name, const char *s, uint64_t *out);
@@ -37,11 +41,38 @@ int pa_print_header(FILE *out, struct pa_file *f);
  * consumed in pipe mode. Returns an exit status. */
 int pa_cli_print_header(struct pa_file *f, const char *path);
 
+/* Write an output file with write(ctx, f, err): whole or not at all
+ * (a temporary file renamed over out once write returned 0 and the file
+ * closed); "-" is stdout. Prints why it failed; returns an exit status. */
+typedef int (*pa_cli_writer_fn)(void *ctx, FILE *f, struct pa_err *err);
+int pa_cli_write_output(const char *out, pa_cli_writer_fn write, void *ctx);
+
+/* The options of commands that read a pa_trace (script, export): perf's
+ * sample filters into a pa_filter_spec, and the symbol options into a
+ * pa_resolver_opts. One table each, spliced into the commands' tables. */
+#define PA_OPTS_TRACE_FILTERS(f)                                                                   \
+	OPT_STRING('c', "comms", &(f)->comms, "list", "only these comms"),                         \
+	    OPT_STRING(0, "pid", &(f)->pids, "list", "only these pids"),                           \
+	    OPT_STRING(0, "tid", &(f)->tids, "list", "only these tids"),                           \
+	    OPT_STRING('C', "cpu", &(f)->cpus, "list", "only these cpus"),                         \
+	    OPT_STRING(0, "time", &(f)->time, "start,stop", "only samples in this time window"),   \
+	    OPT_STRING(0, "dsos", &(f)->dsos, "list", "only samples whose ip is in these DSOs"),   \
+	    OPT_STRING('S', "symbols", &(f)->symbols, "list", "only samples in these symbols")
+#define PA_OPTS_SYMBOLS(r)                                                                         \
+	OPT_STRING(0, "symfs", &(r)->symfs, "dir", "look for files relative to this directory"),   \
+	    OPT_STRING(0, "buildid-dir", &(r)->buildid_dir, "dir",                                 \
+	               "build-id cache (default ~/.debug)"),                                       \
+	    OPT_STRING(0, "kallsyms", &(r)->kallsyms, "file", "kallsyms file to use for the kernel"), \
+	    OPT_STRING('k', "vmlinux", &(r)->vmlinux, "file",                                      \
+	               "vmlinux for the kernel's symbols (if its build-id matches)")
+
 int cmd_archive(int argc, const char **argv);
 int cmd_buildid_cache(int argc, const char **argv);
 int cmd_buildid_list(int argc, const char **argv);
 int cmd_header(int argc, const char **argv);
 int cmd_dump(int argc, const char **argv);
+int cmd_export(int argc, const char **argv);
+int cmd_script(int argc, const char **argv);
 int cmd_folded(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_flamegraph(int argc, const char **argv);

@@ -146,9 +146,7 @@ static int add_perf_data(struct pa_flame *fg, const char *open_path, const char 
 	struct stack_ctx c = {.fg = fg, .period = a->period};
 	int rc = 0;
 	if (!r || pa_report_run(r, &err)) {
-		status = err.code == -PA_ERR_USAGE ? PA_EXIT_USAGE : pa_cli_error(path, &err);
-		if (status == PA_EXIT_USAGE)
-			fprintf(stderr, "pa: flamegraph: %s\n", err.msg);
+		status = pa_cli_fail("flamegraph", path, &err);
 	} else if ((rc = pa_report_foreach_stack(r, add_one_stack, &c))) {
 		fprintf(stderr, "pa: '%s': %s\n", path,
 			c.rc == -PA_ERR_LIMIT ? "too many samples or frames"
@@ -217,51 +215,23 @@ out:
 
 /* ---- output ---- */
 
+struct graph_out {
+	struct pa_flame *fg;
+	enum pa_flame_format fmt;
+	const struct pa_flame_opts *fo;
+};
+
+static int write_graph_to(void *ctx, FILE *f, struct pa_err *err)
+{
+	struct graph_out *g = ctx;
+	return pa_flame_write(g->fg, f, g->fmt, g->fo, err);
+}
+
 static int write_graph(struct pa_flame *fg, const char *out, enum pa_flame_format fmt,
 		       const struct pa_flame_opts *fo)
 {
-	struct pa_err err = {0};
-	if (!strcmp(out, "-")) {
-		if (pa_flame_write(fg, stdout, fmt, fo, &err)) {
-			fprintf(stderr, "pa: flamegraph: %s\n", err.msg);
-			return err.code == -PA_ERR_USAGE ? PA_EXIT_USAGE : PA_EXIT_BADINPUT;
-		}
-		return 0;
-	}
-	char *tmp = NULL;
-	if (asprintf(&tmp, "%s.tmp-XXXXXX", out) < 0)
-		return PA_EXIT_USAGE;
-	int status = 0, fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "pa: '%s': cannot create: %s\n", out, strerror(errno));
-		free(tmp);
-		return PA_EXIT_USAGE;
-	}
-	mode_t mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask))
-		fprintf(stderr, "pa: '%s': warning: cannot set mode: %s\n", tmp, strerror(errno));
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		fprintf(stderr, "pa: '%s': %s\n", tmp, strerror(errno));
-		status = PA_EXIT_USAGE;
-	} else if (pa_flame_write(fg, f, fmt, fo, &err)) {
-		fclose(f);
-		fprintf(stderr, "pa: '%s': %s\n", out, err.msg);
-		status = err.code == -PA_ERR_USAGE ? PA_EXIT_USAGE : PA_EXIT_BADINPUT;
-	} else if (fclose(f)) {
-		fprintf(stderr, "pa: '%s': write error: %s\n", out, strerror(errno));
-		status = PA_EXIT_USAGE;
-	} else if (rename(tmp, out)) {
-		fprintf(stderr, "pa: '%s': cannot rename '%s' to it: %s\n", out, tmp,
-			strerror(errno));
-		status = PA_EXIT_USAGE;
-	}
-	if (status)
-		unlink(tmp);
-	free(tmp);
-	return status;
+	struct graph_out g = {fg, fmt, fo};
+	return pa_cli_write_output(out, write_graph_to, &g);
 }
 
 int cmd_flamegraph(int argc, const char **argv)

@@ -109,11 +109,7 @@ int cmd_folded(int argc, const char **argv)
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	struct out_ctx o = {.out = stdout, .period = period};
 	if (!r || pa_report_run(r, &err)) {
-		status = err.code == -PA_ERR_USAGE || err.code == PA_ERR_USAGE
-		             ? PA_EXIT_USAGE
-		             : pa_cli_error(path, &err);
-		if (status == PA_EXIT_USAGE)
-			fprintf(stderr, "pa: folded: %s\n", err.msg);
+		status = pa_cli_fail("folded", path, &err);
 	} else {
 		int ret = pa_report_foreach_stack(r, print_stack, &o);
 		if (ret < 0 && !ferror(stdout)) {

@@ -239,10 +239,7 @@ int cmd_report(int argc, const char **argv)
 	int rr = !r || pa_report_run(r, &err);
 	int rp = rr || pa_report_print(r, stdout, &err);
 	if (rr || rp) {
-		status = err.code == -PA_ERR_USAGE || err.code == PA_ERR_USAGE ? PA_EXIT_USAGE
-									    : pa_cli_error(path, &err);
-		if (status == PA_EXIT_USAGE)
-			fprintf(stderr, "pa: report: %s\n", err.msg);
+		status = pa_cli_fail("report", path, &err);
 	} else {
 		if (verbose)
 			pa_report_foreach_dso_note(r, print_dso_note, NULL);

@@ -16,10 +16,12 @@ static const struct cmd commands[] = {
 	{"buildid-cache", cmd_buildid_cache, "manage the build-id cache (~/.debug), like perf's"},
 	{"buildid-list", cmd_buildid_list, "list the build-ids in a perf.data file"},
 	{"dump", cmd_dump, "print every record of a perf.data file, one per line"},
+	{"export", cmd_export, "write pprof's profile.proto or speedscope's JSON, symbols inside"},
 	{"folded", cmd_folded, "one line per unique stack (FlameGraph's folded format)"},
 	{"flamegraph", cmd_flamegraph, "write an SVG or HTML flame graph (perf.data or folded stacks)"},
 	{"header", cmd_header, "print the perf.data header (like perf report --header-only)"},
 	{"report", cmd_report, "summarize samples like perf report"},
+	{"script", cmd_script, "print every sample (and chosen records) like perf script"},
 };
 
 static void print_help(FILE *out)
@@ -65,6 +67,14 @@ int pa_cli_error(const char *path, const struct pa_err *err)
 	else
 		fprintf(stderr, "pa: '%s': %s\n", path, err->msg[0] ? err->msg : pa_strerror(err->code));
 	return err->code == -ENOENT || err->code == -EACCES ? PA_EXIT_USAGE : PA_EXIT_BADINPUT;
+}
+
+int pa_cli_fail(const char *cmd, const char *path, const struct pa_err *err)
+{
+	if (err->code != -PA_ERR_USAGE && err->code != PA_ERR_USAGE)
+		return pa_cli_error(path, err);
+	fprintf(stderr, "pa: %s: %s\n", cmd, err->msg);
+	return PA_EXIT_USAGE;
 }
 
 struct pa_file *pa_cli_open(const char *path, int *status)

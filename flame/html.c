@@ -63,13 +63,13 @@ int pa_flame_write_html(struct pa_flame *fg, FILE *out, const struct pa_flame_co
 	      "<noscript><p>This flame graph needs JavaScript.</p></noscript>\n"
 	      "<script>\nvar PA_FLAME = {\n\"unit\": ",
 	      out);
-	pa_flame_put_js(out, c->unit, strlen(c->unit));
+	pa_put_json_str(out, c->unit, strlen(c->unit));
 	fprintf(out, ",\n\"inverted\": %s,\n\"palette\": %d,\n\"total\": %llu,\n\"names\": [",
 		c->inverted ? "true" : "false", (int)c->palette, (unsigned long long)total);
 	for (uint32_t i = 0; i < used; i++) {
 		const struct pa_flame_name *nm = &fg->names[order[i]];
 		fputs(i ? (i % PER_LINE ? "," : ",\n") : "\n", out);
-		pa_flame_put_js(out, nm->s, nm->len);
+		pa_put_json_str(out, nm->s, nm->len);
 	}
 	fputs("],\n\"frames\": [", out);
 	uint64_t k = 0;

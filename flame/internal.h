@@ -62,19 +62,12 @@ static inline struct pa_flame_node *pa_flame_next(struct pa_flame_node *n, bool 
 
 /* ---- output helpers (out.c) ---- */
 
-/* Decode one UTF-8 character from s[0..len) (len >= 1): returns the bytes
- * used (>= 1) and the code point in *cp; invalid sequences, C0 controls,
- * DEL and the XML non-characters U+FFFE/U+FFFF become U+FFFD. */
-size_t pa_flame_utf8_next(const unsigned char *s, size_t len, uint32_t *cp);
-/* Code points in s, as the decoder above counts them. */
+/* Code points in s, as pa_utf8_next (util.h) counts them. */
 size_t pa_flame_utf8_count(const char *s, size_t len);
 
 /* Write s escaped for XML/HTML text and attribute values; at most maxcp
  * code points (SIZE_MAX: all). */
 void pa_flame_put_xml(FILE *out, const char *s, size_t len, size_t maxcp);
-/* Write s as a JavaScript string literal with quotes, safe inside
- * <script> and CDATA ('<', '>', '&', U+2028/9 escaped). */
-void pa_flame_put_js(FILE *out, const char *s, size_t len);
 /* 1234567 -> "1,234,567" (buf of 32 bytes). */
 const char *pa_flame_commas(char *buf, uint64_t v);
 

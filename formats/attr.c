@@ -158,3 +158,11 @@ const char *pa_evsel_name(const struct pa_evsel *e, char *buf, size_t size)
 	add_modifiers(a, buf, size, (size_t)n);
 	return buf;
 }
+
+bool pa_evsel_period_is_ns(const struct pa_file *f, const struct pa_evsel *e)
+{
+	/* perf's cpu-clock and task-clock (PERF_TYPE_SOFTWARE 1, configs 0
+	 * and 1); a sysprof capture's synthesized cpu-clock counts samples */
+	return e && e->attr.type == 1 && (e->attr.config == 0 || e->attr.config == 1) &&
+	       pa_file_format(f) != PA_FILE_FORMAT_SYSCAP;
+}

@@ -582,6 +582,9 @@ uint64_t pa_attr_decode_flags(const uint8_t raw[8], bool big_endian, uint32_t *p
 
 enum pa_file_format { PA_FILE_FORMAT_PERF, PA_FILE_FORMAT_SYSCAP };
 enum pa_file_format pa_file_format(const struct pa_file *f);
+/* Does the event's period count nanoseconds (perf's cpu-clock and
+ * task-clock), rather than events or samples? */
+bool pa_evsel_period_is_ns(const struct pa_file *f, const struct pa_evsel *e);
 
 /* sysprof's JIT addresses are names, not code: its collector gives each
  * JIT'd function name an address (0xE000000000000000 | n on 64-bit

@@ -22,17 +22,9 @@
 
 
 
-/* A node of the raw stack trie: node 0 is the empty stack; a node's
- * path from the root is a call chain from its outermost entry to the
- * sampled leaf. */
-struct snode {
-	uint32_t parent;
-	uint32_t loc;
-};
-
-struct snode_slot {
-	uint32_t parent, loc, id; /* id: node + 1, 0 = empty */
-};
+/* The raw stack trie (pa_trie): node 0 is the empty stack; a node's path
+ * from the root is a call chain from its outermost entry to the sampled
+ * leaf, each node's value a loc. */
 
 struct bucket_slot {
 	uint32_t tag, id; /* id: bucket + 1, 0 = empty */
@@ -105,10 +97,7 @@ struct pa_report {
 	bool chains; /* call chains are kept */
 	bool need_cpu; /* chain mode: the cpu is part of the bucket key */
 	int first_evsel; /* evsel of the first sample kept, -1 before */
-	struct snode *snodes;
-	size_t nr_snodes, cap_snodes;
-	struct snode_slot *snode_table; /* keys inline: one cache line per probe */
-	size_t snode_table_cap;
+	struct pa_trie stacks;
 	uint32_t *frames; /* scratch: one chain's frame locs */
 	size_t cap_frames;
 
@@ -121,15 +110,9 @@ struct pa_report {
 	int cols[12];
 	unsigned nr_cols;
 
-	char **dso_filter, **comm_filter, **sym_filter, **event_filter;
-	size_t nr_dso_filter, nr_comm_filter, nr_sym_filter, nr_event_filter;
-	long *pid_filter, *tid_filter;
-	size_t nr_pid_filter, nr_tid_filter;
-	uint8_t cpu_filter[4096 / 8];
-	bool has_cpu_filter;
+	struct pa_filter filter;
 	uint8_t *event_ok; /* per evsel: passes --event (NULL: all) */
 	size_t nr_event_ok;
-	uint64_t time_start, time_end;
 
 	/* perf's entry comparator may not be an order under these sort keys
 	 * (the symbol key without the DSO key before it: an unresolved

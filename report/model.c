@@ -155,38 +155,15 @@ int pa_report_add_to_bucket_hashed(struct pa_report *r, uint64_t h, unsigned evs
 
 /* ---- streaming ------------------------------------------------------------ */
 
-static bool in_list(const long *v, size_t n, long x)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
-}
-
-static bool name_in(char **list, size_t n, const char *a, const char *b)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((a && !strcmp(list[i], a)) || (b && !strcmp(list[i], b)))
-			return true;
-	return false;
-}
-
-
 bool pa_report_sample_filtered(struct pa_report *r, struct pa_thread *t, const char *comm,
 			       const struct pa_addr_loc *al)
 {
 	/* perf report (not perf kvm) hides guest samples but counts them */
 	if (al->cpumode == PA_MISC_GUEST_KERNEL || al->cpumode == PA_MISC_GUEST_USER)
 		return true;
-	if (r->nr_pid_filter && !in_list(r->pid_filter, r->nr_pid_filter, pa_thread_pid(t)))
+	if (!pa_filter_thread(&r->filter, t, comm))
 		return true;
-	if (r->nr_tid_filter && !in_list(r->tid_filter, r->nr_tid_filter, pa_thread_tid(t)))
-		return true;
-	if (r->nr_comm_filter && !name_in(r->comm_filter, r->nr_comm_filter, comm, NULL))
-		return true;
-	if (r->nr_dso_filter &&
-	    (!al->map ||
-	     !name_in(r->dso_filter, r->nr_dso_filter, al->dso->short_name, al->dso->long_name)))
+	if (r->filter.nr_dsos && !pa_filter_dso(&r->filter, al->map ? al->dso : NULL))
 		return true;
 	return false;
 }

@@ -48,12 +48,7 @@ static int collapse_cmp(const struct row *a, const struct row *b, const struct r
 
 static bool sym_passes(const struct pa_report *r, const struct row *w)
 {
-	if (!r->nr_sym_filter)
-		return true;
-	for (size_t i = 0; i < r->nr_sym_filter; i++)
-		if (w->k.sym && !strcmp(w->k.sym->name, r->sym_filter[i]))
-			return true;
-	return false;
+	return pa_filter_sym(&r->filter, w->k.sym ? w->k.sym->name : NULL);
 }
 
 /* ---- perf's three hist-entry trees, replayed -----------------------------
@@ -814,14 +809,14 @@ static char **filter_for(const struct pa_report *r, int k, size_t *n)
 {
 	switch (k) {
 	case K_DSO:
-		*n = r->nr_dso_filter;
-		return r->dso_filter;
+		*n = r->filter.nr_dsos;
+		return r->filter.dsos;
 	case K_COMM:
-		*n = r->nr_comm_filter;
-		return r->comm_filter;
+		*n = r->filter.nr_comms;
+		return r->filter.comms;
 	case K_SYM:
-		*n = r->nr_sym_filter;
-		return r->sym_filter;
+		*n = r->filter.nr_syms;
+		return r->filter.syms;
 	default:
 		*n = 0;
 		return NULL;
@@ -1028,7 +1023,7 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		}
 	}
 	for (unsigned c = 0; c < r->nr_cols; c++)
-		if (r->cols[c] == K_DSO && any_unresolved && !r->nr_dso_filter &&
+		if (r->cols[c] == K_DSO && any_unresolved && !r->filter.nr_dsos &&
 		    width[c] < PA_UNRESOLVED_WIDTH)
 			width[c] = PA_UNRESOLVED_WIDTH;
 	if (!r->opts.quiet) {

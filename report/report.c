@@ -8,28 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Split a comma list into arena strings. */
-static int split_list(struct pa_arena *a, const char *s, char ***out, size_t *nr)
-{
-	*out = NULL;
-	*nr = 0;
-	if (!s)
-		return 0;
-	size_t cap = 1;
-	for (const char *p = s; *p; p++)
-		cap += *p == ',';
-	*out = pa_arena_alloc(a, cap * sizeof(char *));
-	if (!*out)
-		return -ENOMEM;
-	while (*s) {
-		size_t n = strcspn(s, ",");
-		if (n && !((*out)[(*nr)++] = pa_arena_strndup(a, s, n)))
-			return -ENOMEM;
-		s += n + (s[n] == ',');
-	}
-	return 0;
-}
-
 static int parse_keys(struct pa_report *r, const char *list, bool fields, struct pa_err *err)
 {
 	while (*list) {
@@ -44,74 +22,6 @@ static int parse_keys(struct pa_report *r, const char *list, bool fields, struct
 		if (pa_keys[k].is_sort)
 			r->keys[r->nr_keys++] = k;
 		list += n + (list[n] == ',');
-	}
-	return 0;
-}
-
-static int parse_numbers(struct pa_arena *a, const char *s, long **out, size_t *nr,
-			 struct pa_err *err, const char *what)
-{
-	char **items;
-	size_t n;
-	if (split_list(a, s, &items, &n))
-		return -ENOMEM;
-	*out = pa_arena_alloc(a, (n + 1) * sizeof(long));
-	if (!*out)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		char *end;
-		(*out)[i] = strtol(items[i], &end, 10);
-		if (*end)
-			return pa_err_set(err, PA_ERR_USAGE, "bad %s '%s'", what, items[i]);
-	}
-	*nr = n;
-	return 0;
-}
-
-static int parse_cpus(struct pa_report *r, const char *s, struct pa_err *err)
-{
-	if (!s)
-		return 0;
-	r->has_cpu_filter = true;
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-		if (end == s)
-			return pa_err_set(err, PA_ERR_USAGE, "bad cpu list '%s'", s);
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		if (a < 0 || b >= 4096 || b < a)
-			return pa_err_set(err, PA_ERR_USAGE, "bad cpu range in '%s'", s);
-		for (long c = a; c <= b; c++)
-			r->cpu_filter[c / 8] |= (uint8_t)(1u << (c % 8));
-		s = end + (*end == ',');
-		if (*end && *end != ',')
-			return pa_err_set(err, PA_ERR_USAGE, "bad cpu list");
-	}
-	return 0;
-}
-
-/* --time start,stop in seconds (either side may be empty). */
-static int parse_time(struct pa_report *r, const char *s, struct pa_err *err)
-{
-	r->time_end = UINT64_MAX;
-	if (!s)
-		return 0;
-	const char *comma = strchr(s, ',');
-	if (!comma)
-		return pa_err_set(err, PA_ERR_USAGE, "bad --time '%s' (want start,stop)", s);
-	char *end;
-	if (comma != s) {
-		double v = strtod(s, &end);
-		if (end != comma)
-			return pa_err_set(err, PA_ERR_USAGE, "bad --time '%s'", s);
-		r->time_start = (uint64_t)(v * 1e9 + 0.5);
-	}
-	if (comma[1]) {
-		double v = strtod(comma + 1, &end);
-		if (*end)
-			return pa_err_set(err, PA_ERR_USAGE, "bad --time '%s'", s);
-		r->time_end = (uint64_t)(v * 1e9 + 0.5);
 	}
 	return 0;
 }
@@ -254,24 +164,16 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 		for (unsigned i = 0; i < r->nr_keys; i++)
 			if (r->keys[i] == K_PARENT)
 				r->opts.parent = "^sys_|^do_page_fault"; /* perf's default */
+	struct pa_filter_spec spec = {.dsos = r->opts.dsos,
+				      .comms = r->opts.comms,
+				      .symbols = r->opts.symbols,
+				      .pids = r->opts.pids,
+				      .tids = r->opts.tids,
+				      .cpus = r->opts.cpus,
+				      .time = r->opts.time,
+				      .events = r->opts.events};
 	if (!ret)
-		ret = split_list(&r->arena, r->opts.dsos, &r->dso_filter, &r->nr_dso_filter);
-	if (!ret)
-		ret = split_list(&r->arena, r->opts.comms, &r->comm_filter, &r->nr_comm_filter);
-	if (!ret)
-		ret = split_list(&r->arena, r->opts.symbols, &r->sym_filter, &r->nr_sym_filter);
-	if (!ret)
-		ret = parse_numbers(&r->arena, r->opts.pids, &r->pid_filter, &r->nr_pid_filter, err,
-				    "pid");
-	if (!ret)
-		ret = parse_numbers(&r->arena, r->opts.tids, &r->tid_filter, &r->nr_tid_filter, err,
-				    "tid");
-	if (!ret)
-		ret = parse_cpus(r, r->opts.cpus, err);
-	if (!ret)
-		ret = parse_time(r, r->opts.time, err);
-	if (!ret)
-		ret = split_list(&r->arena, r->opts.events, &r->event_filter, &r->nr_event_filter);
+		ret = pa_filter_parse(&r->filter, &r->arena, &spec, err);
 	if (!ret)
 		ret = parse_call_graph(r, err);
 	if (!ret && r->opts.parent)
@@ -319,8 +221,7 @@ void pa_report_free(struct pa_report *r)
 	free(r->total_period);
 	free(r->total_samples);
 	pa_stream_free(r);
-	free(r->snodes);
-	free(r->snode_table);
+	pa_trie_release(&r->stacks);
 	free(r->frames);
 	free(r->event_ok);
 	pa_cg_free(r);
@@ -361,19 +262,12 @@ static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *e
 
 static bool event_selected(struct pa_report *r, const struct pa_event *ev, unsigned e)
 {
-	if (!r->nr_event_filter)
+	if (!r->filter.nr_events)
 		return true;
 	if (e < r->nr_event_ok && r->event_ok[e])
 		return r->event_ok[e] == 1;
 	char buf[128];
-	const char *name = ev->evsel ? pa_evsel_name(ev->evsel, buf, sizeof(buf)) : "";
-	bool ok = false;
-	for (size_t i = 0; i < r->nr_event_filter && !ok; i++) {
-		const char *want = r->event_filter[i];
-		size_t n = strlen(want);
-		/* the full name, or the name without its modifiers (cycles:u) */
-		ok = !strcmp(name, want) || (!strncmp(name, want, n) && name[n] == ':');
-	}
+	bool ok = pa_filter_event(&r->filter, ev->evsel ? pa_evsel_name(ev->evsel, buf, sizeof(buf)) : "");
 	if (e >= r->nr_event_ok) {
 		uint8_t *p = realloc(r->event_ok, e + 1);
 		if (!p)
@@ -399,11 +293,9 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	/* Like perf, --cpu and --time drop samples before anything counts
 	 * them; the other filters only hide rows (absolute percentages). */
 	uint32_t cpu = (ev->sample.type & PA_SAMPLE_CPU) ? ev->sample.cpu : UINT32_MAX;
-	if (r->has_cpu_filter && !(ev->sample.type & PA_SAMPLE_CPU))
+	if (r->filter.has_cpus && !(ev->sample.type & PA_SAMPLE_CPU))
 		return PA_ERR_USAGE; /* pipe files: only known once samples come */
-	if (r->has_cpu_filter && (cpu >= 4096 || !((r->cpu_filter[cpu / 8] >> (cpu % 8)) & 1)))
-		return 0;
-	if (ev->sample.time < r->time_start || ev->sample.time > r->time_end)
+	if (!pa_filter_cpu_time(&r->filter, cpu, ev->sample.time))
 		return 0;
 	r->total_period[e] += period;
 	if (!(++r->total_samples[e] & 4095) && pa_report_mem_check(r, 0))
@@ -459,7 +351,7 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 	r->fast = calloc(FAST_SLOTS, sizeof(*r->fast));
 	if (!r->fast || grow_totals(r, pa_file_nr_evsels(f) + 1))
 		return pa_err_set(err, -ENOMEM, "out of memory");
-	if (r->has_cpu_filter)
+	if (r->filter.has_cpus)
 		for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
 			if (!(pa_file_evsel(f, i)->attr.sample_type & PA_SAMPLE_CPU))
 				return pa_err_set(err, PA_ERR_USAGE,
@@ -488,24 +380,20 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	/* what only the stream needed */
 	pa_stream_free(r);
-	pa_report_mem_grew(r, r->bucket_table_cap * sizeof(*r->bucket_table) +
-				      r->snode_table_cap * sizeof(*r->snode_table),
-			   0);
+	size_t trie_before = pa_trie_bytes(&r->stacks);
+	pa_trie_drop_table(&r->stacks);
+	pa_report_mem_grew(r, r->bucket_table_cap * sizeof(*r->bucket_table) + trie_before,
+			   pa_trie_bytes(&r->stacks));
 	free(r->fast);
 	free(r->bucket_table);
-	free(r->snode_table);
 	r->fast = NULL;
 	r->bucket_table = NULL;
-	r->snode_table = NULL;
-	r->bucket_table_cap = r->snode_table_cap = 0;
+	r->bucket_table_cap = 0;
 	/* call-chain mode keeps filtered samples: --symbols needs the names */
-	if (r->chains && r->nr_sym_filter)
+	if (r->chains && r->filter.nr_syms)
 		for (size_t i = 0; i < r->nr_buckets; i++) {
 			const struct pa_sym *sym = pa_report_locs(r)[r->buckets[i].loc].sym;
-			bool ok = false;
-			for (size_t k = 0; sym && k < r->nr_sym_filter && !ok; k++)
-				ok = !strcmp(sym->name, r->sym_filter[k]);
-			r->buckets[i].filtered |= !ok;
+			r->buckets[i].filtered |= !pa_filter_sym(&r->filter, sym ? sym->name : NULL);
 		}
 	return 0;
 }

@@ -21,76 +21,17 @@
 
 /* ---- the raw trie -------------------------------------------------------- */
 
-static uint64_t snode_hash(uint32_t parent, uint32_t loc)
-{
-	return pa_hash64((uint64_t)parent << 32 | loc);
-}
-
-static int snode_table_grow(struct pa_report *r)
-{
-	size_t ncap = r->snode_table_cap ? 2 * r->snode_table_cap : 4096;
-	struct snode_slot *t = calloc(ncap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->snode_table_cap; i++) {
-		struct snode_slot e = r->snode_table[i];
-		if (!e.id)
-			continue;
-		size_t j = snode_hash(e.parent, e.loc) & (ncap - 1);
-		while (t[j].id)
-			j = (j + 1) & (ncap - 1);
-		t[j] = e;
-	}
-	free(r->snode_table);
-	pa_report_mem_grew(r, r->snode_table_cap * sizeof(*t), ncap * sizeof(*t));
-	r->snode_table = t;
-	r->snode_table_cap = ncap;
-	return 0;
-}
-
 void pa_stack_prefetch_child(const struct pa_report *r, uint32_t parent, uint32_t loc)
 {
-	if (r->snode_table_cap)
-		__builtin_prefetch(
-		    &r->snode_table[snode_hash(parent, loc) & (r->snode_table_cap - 1)]);
+	pa_trie_prefetch(&r->stacks, parent, loc);
 }
 
 int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t *out)
 {
-	if (!r->nr_snodes) {
-		/* node 0: the empty stack */
-		r->cap_snodes = 1024;
-		r->snodes = malloc(r->cap_snodes * sizeof(*r->snodes));
-		if (!r->snodes)
-			return -ENOMEM;
-		pa_report_mem_grew(r, 0, r->cap_snodes * sizeof(*r->snodes));
-		r->snodes[0] = (struct snode){UINT32_MAX, UINT32_MAX};
-		r->nr_snodes = 1;
-	}
-	if ((r->nr_snodes + 1) * 3 >= r->snode_table_cap * 2 && snode_table_grow(r))
-		return -ENOMEM;
-	size_t mask = r->snode_table_cap - 1;
-	size_t j = snode_hash(parent, loc) & mask;
-	for (; r->snode_table[j].id; j = (j + 1) & mask) {
-		const struct snode_slot *e = &r->snode_table[j];
-		if (e->parent == parent && e->loc == loc) {
-			*out = e->id - 1;
-			return 0;
-		}
-	}
-	if (r->nr_snodes == r->cap_snodes) {
-		void *p = realloc(r->snodes, 2 * r->cap_snodes * sizeof(*r->snodes));
-		if (!p)
-			return -ENOMEM;
-		pa_report_mem_grew(r, r->cap_snodes * sizeof(*r->snodes),
-		                   2 * r->cap_snodes * sizeof(*r->snodes));
-		r->snodes = p;
-		r->cap_snodes *= 2;
-	}
-	r->snodes[r->nr_snodes] = (struct snode){parent, loc};
-	r->snode_table[j] = (struct snode_slot){parent, loc, (uint32_t)++r->nr_snodes};
-	*out = (uint32_t)(r->nr_snodes - 1);
-	return 0;
+	size_t before = pa_trie_bytes(&r->stacks);
+	int ret = pa_trie_child(&r->stacks, parent, loc, out);
+	pa_report_mem_grew(r, before, pa_trie_bytes(&r->stacks));
+	return ret;
 }
 
 static int grow_frames(struct pa_report *r, size_t n)
@@ -113,16 +54,17 @@ int pa_stack_frames(struct pa_report *r, uint32_t node)
 {
 	const struct pa_loc *locs = pa_report_locs(r);
 	size_t n = 0;
-	for (uint32_t i = node; i; i = r->snodes[i].parent)
-		n += locs[r->snodes[i].loc].nr_inl ? locs[r->snodes[i].loc].nr_inl : 1;
+	const struct pa_trie_node *nodes = r->stacks.nodes;
+	for (uint32_t i = node; i; i = nodes[i].parent)
+		n += locs[nodes[i].value].nr_inl ? locs[nodes[i].value].nr_inl : 1;
 	if (grow_frames(r, n + 1))
 		return -ENOMEM;
 	const uint32_t *inl = pa_resolver_inlines(r->res);
 	n = 0;
-	for (uint32_t i = node; i; i = r->snodes[i].parent) {
-		const struct pa_loc *l = &locs[r->snodes[i].loc];
+	for (uint32_t i = node; i; i = nodes[i].parent) {
+		const struct pa_loc *l = &locs[nodes[i].value];
 		if (!l->nr_inl)
-			r->frames[n++] = r->snodes[i].loc;
+			r->frames[n++] = nodes[i].value;
 		for (uint32_t k = 0; k < l->nr_inl; k++)
 			r->frames[n++] = inl[l->inl + k];
 	}
@@ -508,7 +450,7 @@ static int build_folded(struct folded *f)
 	f->loc_nnames = calloc(pa_resolver_nr_locs(r->res) + 1, sizeof(*f->loc_nnames));
 	if (!f->loc_name || !f->loc_nnames)
 		return -ENOMEM;
-	int want_evsel = r->nr_event_filter ? -1 : r->first_evsel;
+	int want_evsel = r->filter.nr_events ? -1 : r->first_evsel;
 	for (size_t i = 0; i < r->nr_buckets && !ret; i++) {
 		const struct bucket *bk = &r->buckets[i];
 		if (bk->filtered || (want_evsel >= 0 && (int)bk->evsel != want_evsel))

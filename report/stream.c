@@ -185,12 +185,12 @@ static int stack_insert(struct pa_report *r, const void *thread, const uint32_t 
 	pm->thread = thread;
 	bool fetched = false;
 	for (; k < n; k++) {
-		size_t nodes = r->nr_snodes;
+		size_t nodes = r->stacks.nr;
 		if (pa_stack_child(r, cur, fr[n - 1 - k], &cur)) {
 			pm->thread = NULL;
 			return -ENOMEM;
 		}
-		if (!fetched && r->nr_snodes != nodes) {
+		if (!fetched && r->stacks.nr != nodes) {
 			/* a new node has no children: the rest of the chain is
 			 * new nodes with the next ids, whose slots can all be
 			 * fetched now instead of one after the other */
@@ -590,7 +590,7 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	struct rec *rc = (struct rec *)(st->cur->buf + st->cur->used);
 	uint32_t *fr = (uint32_t *)(rc + 1);
 	struct pa_addr_loc lbuf;
-	if (r->nr_dso_filter) /* the only filter that needs the map */
+	if (r->filter.nr_dsos) /* the only filter that needs the map */
 		al = pa_session_resolved(s, ev, al, &lbuf);
 	*rc = (struct rec){.thread = t,
 	                   .comm = comm,

@@ -723,10 +723,12 @@ struct pa_srcinfo *pa_resolver_srcinfo(struct pa_resolver *r, const struct pa_lo
 /* The srcline value perf 6.1 shows: addr2line's answer for ELF DSOs (the
  * file the symbols came from, and its separate debug file), else its
  * fallbacks: "SYM+OFF", "DSO[ADDR]", or "??:0" without a map. */
-/* (show_sym: "SYM+OFF" when addr2line has nothing, else "+OFF") */
-static const char *srcline_as(struct pa_resolver *r, const struct pa_loc *l, bool show_sym)
+/* (show_sym: "SYM+OFF" when addr2line has nothing, else "+OFF"; no_sym:
+ * as if the location had no symbol, "DSO[ADDR]") */
+static const char *srcline_as(struct pa_resolver *r, const struct pa_loc *l, bool show_sym,
+                              bool no_sym)
 {
-	const char *sym_name = !l->sym ? NULL : show_sym ? l->sym->name : "";
+	const char *sym_name = !l->sym || no_sym ? NULL : show_sym ? l->sym->name : "";
 	char buf[512];
 	if (!l->dso)
 		return PA_SRCLINE_UNKNOWN;
@@ -761,14 +763,19 @@ static const char *srcline_as(struct pa_resolver *r, const struct pa_loc *l, boo
 
 const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l)
 {
-	return srcline_as(r, l, true);
+	return srcline_as(r, l, true, false);
+}
+
+const char *pa_resolver_map_srcline(struct pa_resolver *r, const struct pa_loc *l)
+{
+	return l->dso ? srcline_as(r, l, true, true) : NULL;
 }
 
 const char *pa_resolver_chain_srcline(struct pa_resolver *r, const struct pa_loc *l)
 {
 	if (l->inl_frame)
 		return l->srcline;
-	return l->dso ? srcline_as(r, l, false) : NULL;
+	return l->dso ? srcline_as(r, l, false, false) : NULL;
 }
 
 const char *pa_resolver_ip_srcline(struct pa_resolver *r, const struct pa_loc *l)
@@ -792,4 +799,32 @@ const char *pa_resolver_ip_srcline(struct pa_resolver *r, const struct pa_loc *l
 	pa_srcline_fallback(buf, sizeof(buf), l->dso->short_name, l->ip,
 			    l->sym ? l->sym->name : NULL, l->ip - start);
 	return pa_arena_strdup(&r->arena, buf);
+}
+
+uint64_t pa_resolver_sym_offset(struct pa_resolver *r, const struct pa_loc *l)
+{
+	if (!l->sym)
+		return 0;
+	if (!l->dso)
+		return l->addr - l->sym->start;
+	/* where the location's table keys its symbols (as pa_resolver_lookup
+	 * finds them): the offset from the key of the symbol there, the
+	 * function an inline frame's code was inlined into (perf gives such
+	 * a frame that function's start) */
+	struct dso_syms *ds = pa_resolver_dso_syms(r, l->dso);
+	const struct pa_symtab *tab = NULL;
+	uint64_t off = l->addr;
+	if (ds->kmod) {
+		if (ds->state == 1 && kmod_offset(ds, l->addr, &off))
+			tab = ds->kmod_late && kmod_is_late(ds, off) ? ds->kmod_late : ds->tab;
+	} else {
+		if (ds->state == 2)
+			ds = ds->borrow;
+		if (ds->state == 1 && ds->tab && ds->vmlinux)
+			tab = vmlinux_offset(ds, l->addr, &off) ? ds->tab : NULL;
+		else if (ds->state == 1 && ds->tab && pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF)
+			tab = ds->tab;
+	}
+	const struct pa_sym *base = tab ? pa_symtab_find_offset(tab, off) : NULL;
+	return base ? off - pa_sym_key(tab, base) : l->addr - l->sym->start;
 }

@@ -104,6 +104,13 @@ const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l);
  * answer at the map-relative address or "+OFF" from the symbol (or
  * "DSO[ADDR]"); NULL without a map (or on ENOMEM). */
 const char *pa_resolver_chain_srcline(struct pa_resolver *r, const struct pa_loc *l);
+/* perf's offset of a location from the start of its symbol (perf script's
+ * "symoff"; an inline frame's from the function it was inlined into). */
+uint64_t pa_resolver_sym_offset(struct pa_resolver *r, const struct pa_loc *l);
+/* perf's srcline of an address in a map, as perf script prints it (its
+ * map__srcline without a symbol): addr2line's answer, else "DSO[ADDR]";
+ * NULL without a map (or on ENOMEM). */
+const char *pa_resolver_map_srcline(struct pa_resolver *r, const struct pa_loc *l);
 /* perf's srcline of a call-chain entry's own hist entry (--children with
  * the srcline key): perf asks it of the entry's raw ip as if it were
  * map-relative, so that only non-PIE executables answer; the others get
@@ -149,5 +156,109 @@ int pa_chainer_sample_loc(struct pa_chainer *c, struct pa_session *s, struct pa_
 int pa_chainer_chain(struct pa_chainer *c, struct pa_session *s, struct pa_thread *t,
                      const struct pa_event *ev, uint64_t gen, bool unwind, uint32_t *fr,
                      uint32_t *n);
+
+/* ---- Filters: perf report's and perf script's sample filters ----------
+ * Parsed once from their option strings (comma lists; pids and tids are
+ * numbers, cpus ranges "0-3,5", time perf's "start,stop" in seconds with
+ * either side empty, events names matched with or without ":modifiers"),
+ * into the given arena. */
+struct pa_filter_spec {
+	const char *dsos, *comms, *symbols, *pids, *tids, *cpus, *time, *events;
+};
+
+struct pa_filter {
+	char **dsos, **comms, **syms, **events;
+	size_t nr_dsos, nr_comms, nr_syms, nr_events;
+	long *pids, *tids;
+	size_t nr_pids, nr_tids;
+	bool has_cpus;
+	uint8_t cpus[4096 / 8];
+	uint64_t time_start, time_end;
+};
+
+/* 0, -ENOMEM, or PA_ERR_USAGE with err saying which value is bad. */
+int pa_filter_parse(struct pa_filter *f, struct pa_arena *a, const struct pa_filter_spec *spec,
+                    struct pa_err *err);
+/* cpu (UINT32_MAX: not recorded) and time pass --cpu and --time */
+bool pa_filter_cpu_time(const struct pa_filter *f, uint32_t cpu, uint64_t time);
+/* the thread and comm pass --pid, --tid and --comms; the DSO (NULL: no
+ * map) --dsos, by short or long name */
+bool pa_filter_thread(const struct pa_filter *f, const struct pa_thread *t, const char *comm);
+bool pa_filter_dso(const struct pa_filter *f, const struct pa_dso *d);
+/* a symbol's name (NULL: none) passes --symbols */
+bool pa_filter_sym(const struct pa_filter *f, const char *name);
+/* an event's name passes --event */
+bool pa_filter_event(const struct pa_filter *f, const char *name);
+
+/* ---- A trace: every sample of a recording, resolved (script, export) ----
+ * The session's samples in time order, each kept small (no copy of its
+ * record) with its location and call-chain locations, symbolized once
+ * after the stream; then walked in the same order. Filters as perf
+ * script's (and report's): a filtered sample is not kept. Guest samples
+ * are dropped, as perf report/script hide them. The trace owns its
+ * resolver; strings (comms) stay valid until pa_trace_free().
+ *
+ * Side records (mmap, comm, fork/exit, context switch) are kept too when
+ * opts.side_records asks for them, in the same order (perf script's
+ * --show-*-events). */
+struct pa_trace_opts {
+	size_t sz;
+	struct pa_resolver_opts res;
+	/* perf script's filters (dsos and symbols: of the sample's own ip) */
+	struct pa_filter_spec filter;
+	bool callchains; /* keep call chains (and unwind --call-graph dwarf stacks) */
+	int max_stack;   /* perf's --max-stack, 0: 127 */
+	bool srclines;   /* a srcline for every location (perf script -F srcline) */
+	bool no_inline;  /* no inline frames for unwound entries (perf's --no-inline) */
+	/* PA_TRACE_SIDE_* bits: keep these records */
+	unsigned side_records;
+	bool no_idle;    /* drop pid 0's samples (perf script keeps them) */
+};
+
+#define PA_TRACE_SIDE_MMAP   1u /* MMAP, MMAP2 */
+#define PA_TRACE_SIDE_TASK   2u /* COMM, FORK, EXIT */
+#define PA_TRACE_SIDE_SWITCH 4u /* SWITCH, SWITCH_CPU_WIDE */
+
+struct pa_trace_sample {
+	unsigned evsel;      /* index of its event (pa_file_evsel) */
+	int32_t pid, tid;
+	uint32_t cpu;        /* UINT32_MAX when not recorded */
+	const char *comm;    /* the thread's comm at sample time */
+	uint64_t time, period, ip, addr;
+	uint64_t sample_type;/* of its event: which of the fields above were recorded */
+	uint8_t cpumode;     /* PA_MISC_* cpumode of the sample */
+	uint32_t loc;        /* the location of its own ip */
+	/* With opts.callchains: perf's callchain cursor, leaf first, each
+	 * inline-expanded (unless no_inline): nr_frames locations. Empty
+	 * without a call chain. Valid during the callback only. */
+	const uint32_t *frames;
+	uint32_t nr_frames;
+};
+
+/* A side record: the event (only its type, misc, the union's part for
+ * its type, and sample's pid/tid/time/cpu where recorded are valid; names
+ * it points to stay valid until pa_trace_free()). */
+struct pa_trace_side {
+	const struct pa_event *ev;
+	const char *comm; /* the comm of the thread it names, after the record */
+	int32_t pid, tid; /* that thread's */
+};
+
+struct pa_trace;
+struct pa_trace *pa_trace_new(struct pa_session *s, const struct pa_trace_opts *opts,
+                              struct pa_err *err);
+void pa_trace_free(struct pa_trace *t); /* accepts NULL */
+/* Stream the session and symbolize; 0 or a negative error with err set. */
+int pa_trace_run(struct pa_trace *t, struct pa_err *err);
+/* Walk the kept samples (and side records) in time order. A non-zero
+ * return of a callback stops the walk and is returned. side may be NULL. */
+typedef int (*pa_trace_sample_fn)(void *ctx, const struct pa_trace_sample *sm);
+typedef int (*pa_trace_side_fn)(void *ctx, const struct pa_trace_side *sd);
+int pa_trace_foreach(struct pa_trace *t, pa_trace_sample_fn fn, pa_trace_side_fn side,
+                     void *ctx);
+struct pa_resolver *pa_trace_resolver(struct pa_trace *t);
+struct pa_session *pa_trace_session(struct pa_trace *t);
+/* Samples kept, and seen per event before filters. */
+uint64_t pa_trace_nr_samples(const struct pa_trace *t);
 
 #endif

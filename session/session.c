@@ -101,6 +101,9 @@ struct pa_session {
 	struct pa_session_opts opts;
 	pa_session_sample_fn fn;
 	void *ctx;
+	pa_session_side_fn side_fn; /* and its record types, 1 << type */
+	void *side_ctx;
+	uint64_t side_mask;
 	/* Reading on a thread of its own (file mode, more than one CPU): the
 	 * reader owns the file, the queue and the chunks (first group below);
 	 * the delivering thread owns machines, threads, maps and DSOs (second
@@ -927,6 +930,45 @@ static int deliver_sample(struct pa_session *s, const struct pa_event *ev)
 	return ret;
 }
 
+/* The thread a side record names, for pa_session_side_fn. */
+static struct pa_thread *side_thread(struct pa_session *s, const struct pa_event *ev)
+{
+	int32_t pid, tid;
+	switch (ev->type) {
+	case PA_REC_MMAP:
+	case PA_REC_MMAP2:
+		pid = (int32_t)ev->u.mmap.pid, tid = (int32_t)ev->u.mmap.tid;
+		break;
+	case PA_REC_COMM:
+		pid = (int32_t)ev->u.comm.pid, tid = (int32_t)ev->u.comm.tid;
+		break;
+	case PA_REC_FORK:
+	case PA_REC_EXIT:
+		pid = (int32_t)ev->u.fork.pid, tid = (int32_t)ev->u.fork.tid;
+		break;
+	default:
+		pid = (int32_t)ev->sample.pid, tid = (int32_t)ev->sample.tid;
+		break;
+	}
+	return findnew_thread(s, host(s), pid, tid);
+}
+
+static int deliver_side(struct pa_session *s, const struct pa_event *ev, int applied)
+{
+	if (applied || ev->type >= 64 || !(s->side_mask >> ev->type & 1))
+		return applied;
+	struct pa_thread *t = side_thread(s, ev);
+	return t ? s->side_fn(s->side_ctx, s, ev, t) : -ENOMEM;
+}
+
+void pa_session_set_side_fn(struct pa_session *s, uint64_t mask, pa_session_side_fn fn,
+			    void *ctx)
+{
+	s->side_fn = fn;
+	s->side_ctx = ctx;
+	s->side_mask = fn ? mask : 0;
+}
+
 static int deliver(struct pa_session *s, const struct pa_event *ev)
 {
 	switch (ev->type) {
@@ -934,11 +976,15 @@ static int deliver(struct pa_session *s, const struct pa_event *ev)
 		return deliver_sample(s, ev);
 	case PA_REC_MMAP:
 	case PA_REC_MMAP2:
-		return apply_mmap(s, ev);
+		return deliver_side(s, ev, apply_mmap(s, ev));
 	case PA_REC_COMM:
-		return apply_comm(s, ev);
+		return deliver_side(s, ev, apply_comm(s, ev));
 	case PA_REC_FORK:
-		return apply_fork(s, ev);
+		return deliver_side(s, ev, apply_fork(s, ev));
+	case PA_REC_EXIT:
+	case PA_REC_SWITCH:
+	case PA_REC_SWITCH_CPU_WIDE:
+		return deliver_side(s, ev, 0);
 	case PA_REC_LOST:
 		s->nr_lost += ev->u.lost.lost;
 		return 0;
@@ -959,8 +1005,10 @@ static bool has_time(const struct pa_event *ev)
 	return (ev->sample.type & PA_SAMPLE_TIME) != 0;
 }
 
-static bool needs_queue(uint32_t type)
+static bool needs_queue(const struct pa_session *s, uint32_t type)
 {
+	if (type < 64 && (s->side_mask >> type & 1))
+		return true;
 	switch (type) {
 	case PA_REC_SAMPLE:
 	case PA_REC_MMAP:
@@ -1406,7 +1454,7 @@ static int handle_event(struct pa_session *s, const struct pa_event *ev)
 	default:
 		break;
 	}
-	if (!needs_queue(ev->type))
+	if (!needs_queue(s, ev->type))
 		return 0;
 	if (s->opts.unordered || !has_time(ev))
 		return s->ho ? emit_now(s, ev) : deliver(s, ev);

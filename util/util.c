@@ -509,3 +509,101 @@ uint64_t pa_hash_str(const char *s)
 {
 	return pa_hash_bytes(s, strlen(s));
 }
+
+/* ---- UTF-8 text for output formats (flame graphs, JSON) ---- */
+
+#define UTF8_REPLACEMENT 0xFFFDu
+
+size_t pa_utf8_next(const unsigned char *s, size_t len, uint32_t *cp)
+{
+	unsigned c = s[0];
+	if (c < 0x80) {
+		*cp = c < 0x20 || c == 0x7f ? UTF8_REPLACEMENT : c;
+		return 1;
+	}
+	size_t need;
+	uint32_t v, min;
+	if (c >= 0xc2 && c <= 0xdf) {
+		need = 1, v = c & 0x1f, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		need = 2, v = c & 0x0f, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 3, v = c & 0x07, min = 0x10000;
+	} else {
+		*cp = UTF8_REPLACEMENT;
+		return 1;
+	}
+	if (len <= need) {
+		*cp = UTF8_REPLACEMENT;
+		return 1;
+	}
+	for (size_t i = 1; i <= need; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			*cp = UTF8_REPLACEMENT;
+			return 1;
+		}
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff) || v == 0xfffe || v == 0xffff) {
+		*cp = UTF8_REPLACEMENT;
+		return 1;
+	}
+	*cp = v;
+	return need + 1;
+}
+
+void pa_put_utf8(FILE *out, uint32_t cp)
+{
+	if (cp < 0x80) {
+		putc((int)cp, out);
+	} else if (cp < 0x800) {
+		putc((int)(0xc0 | cp >> 6), out);
+		putc((int)(0x80 | (cp & 0x3f)), out);
+	} else if (cp < 0x10000) {
+		putc((int)(0xe0 | cp >> 12), out);
+		putc((int)(0x80 | (cp >> 6 & 0x3f)), out);
+		putc((int)(0x80 | (cp & 0x3f)), out);
+	} else {
+		putc((int)(0xf0 | cp >> 18), out);
+		putc((int)(0x80 | (cp >> 12 & 0x3f)), out);
+		putc((int)(0x80 | (cp >> 6 & 0x3f)), out);
+		putc((int)(0x80 | (cp & 0x3f)), out);
+	}
+}
+
+void pa_put_json_str(FILE *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	putc('"', out);
+	for (size_t i = 0; i < len;) {
+		i += pa_utf8_next(p + i, len - i, &cp);
+		switch (cp) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '<':
+			fputs("\\u003c", out);
+			break;
+		case '>':
+			fputs("\\u003e", out);
+			break;
+		case '&':
+			fputs("\\u0026", out);
+			break;
+		case 0x2028:
+			fputs("\\u2028", out);
+			break;
+		case 0x2029:
+			fputs("\\u2029", out);
+			break;
+		default:
+			pa_put_utf8(out, cp);
+			break;
+		}
+	}
+	putc('"', out);
+}

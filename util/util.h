@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define PA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PA_ALIGN_UP(x, a) (((x) + ((a)-1)) & ~((uint64_t)(a)-1))
@@ -118,6 +119,17 @@ int pa_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t min_cap);
  * -errno. */
 int pa_write_all(int fd, const void *p, size_t n);
 
+/* UTF-8 text for output formats. pa_utf8_next: one character of s[0..len)
+ * (len >= 1): returns the bytes used (>= 1), the code point in *cp;
+ * invalid sequences, C0 controls, DEL and the XML non-characters
+ * U+FFFE/U+FFFF become U+FFFD. pa_put_utf8: one code point, encoded. */
+size_t pa_utf8_next(const unsigned char *s, size_t len, uint32_t *cp);
+void pa_put_utf8(FILE *out, uint32_t cp);
+/* s as a string literal with its quotes, cleaned as pa_utf8_next does:
+ * valid JSON and JavaScript, safe inside an HTML <script> and CDATA
+ * ('<', '>', '&', U+2028/9 escaped). */
+void pa_put_json_str(FILE *out, const char *s, size_t len);
+
 /* Options structs that can grow (libbpf's): a struct starts with size_t
  * sz, its size as the caller knew it; opts NULL means defaults.
  * PA_OPTS_HAS: does opts cover field (type is the struct type)?
@@ -186,5 +198,30 @@ static inline uint64_t pa_hash64(uint64_t x)
 /* Hashes of n bytes, and of a string, mixed with pa_hash64. */
 uint64_t pa_hash_bytes(const void *p, size_t n);
 uint64_t pa_hash_str(const char *s);
+
+/* ---- A trie of (parent, value) pairs: call stacks kept once each ----
+ * Node 0 is the root (the empty path); every other node is a unique
+ * (parent node, value) pair of 8 bytes, found through an open-addressing
+ * table that holds its keys inline (one cache line per probe). Zeroed:
+ * empty. */
+struct pa_trie_node {
+	uint32_t parent, value;
+};
+struct pa_trie_slot;
+struct pa_trie {
+	struct pa_trie_node *nodes;
+	size_t nr, cap;
+	struct pa_trie_slot *table;
+	size_t table_cap;
+};
+/* The node (parent, value), made when new: 0 or -ENOMEM. */
+int pa_trie_child(struct pa_trie *t, uint32_t parent, uint32_t value, uint32_t *out);
+/* Fetch the table slot of (parent, value) ahead of pa_trie_child. */
+void pa_trie_prefetch(const struct pa_trie *t, uint32_t parent, uint32_t value);
+/* Bytes held (nodes and table). */
+size_t pa_trie_bytes(const struct pa_trie *t);
+/* The table goes (the nodes stay): no pa_trie_child after this. */
+void pa_trie_drop_table(struct pa_trie *t);
+void pa_trie_release(struct pa_trie *t);
 
 #endif

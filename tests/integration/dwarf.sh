@@ -199,6 +199,12 @@ for f in "${files[@]}"; do
 	check_report "$base" "$f" "--max-stack 3"
 	check_report "$base" "$f" "--no-children --max-stack 2"
 	check_folded "$base" "$f" "--max-stack 3"
+	# perf script's own text: unwound chains with inline frames
+	check_script "$base" "$f"
+	# (srclines of recordings made now: perf dies of SIGPIPE on the
+	# fixture's, whose binary is gone)
+	[[ $f == "$TESTDATA"/* ]] ||
+		check_script "$base" "$f" --no-inline -F comm,tid,time,ip,sym,symoff,dso,srcline
 done
 
 # The big-endian twin (perf inject on s390x, which swapped the stack copies

@@ -20,58 +20,7 @@ REF=$HERE/stackcollapse.py
 command -v cc >/dev/null 2>&1 || skip "no C compiler"
 cc -O1 -g -fno-omit-frame-pointer -o burn "$TESTDATA/src/burn.c" ||
 	skip "cannot build burn.c"
-cat >mt.c <<'EOF'
-#include <pthread.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-static volatile unsigned long sink;
-static double ms;
-__attribute__((noinline)) static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-__attribute__((noinline)) static unsigned long spin(unsigned long x, int n)
-{
-	for (int i = 0; i < n; i++)
-		x = x * 6364136223846793005ul + 1442695040888963407ul;
-	return x;
-}
-__attribute__((noinline)) static unsigned long rec(unsigned long x, int d)
-{
-	return d ? rec(x + 1, d - 1) ^ spin(x, 300) : spin(x, 2000);
-}
-__attribute__((noinline)) static unsigned long sys_loop(unsigned long x)
-{
-	for (int i = 0; i < 50; i++)
-		x += (unsigned long)getppid();
-	return x;
-}
-static void *worker(void *arg)
-{
-	long k = (long)arg;
-	unsigned long x = (unsigned long)k;
-	double end = now_ms() + ms;
-	while (now_ms() < end)
-		x = k == 2 ? sys_loop(x) : rec(x, (int)k + 2);
-	sink += x;
-	return NULL;
-}
-int main(int argc, char **argv)
-{
-	ms = argc > 1 ? atof(argv[1]) : 100;
-	pthread_t t[2];
-	for (long k = 0; k < 2; k++)
-		pthread_create(&t[k], NULL, worker, (void *)k);
-	worker((void *)2);
-	for (int k = 0; k < 2; k++)
-		pthread_join(t[k], NULL);
-	return 0;
-}
-EOF
-cc -O1 -g -fno-omit-frame-pointer -pthread -o mt mt.c || skip "cannot build mt.c"
+cc -O1 -g -fno-omit-frame-pointer -pthread -o mt "$TESTDATA/src/mt.c" || skip "cannot build mt.c"
 if ! perf record -q -g -o probe.data -- ./burn 5 >/dev/null 2>probe.err; then
 	skip "perf record -g does not work here: $(head -n 2 probe.err | tr '\n' ' ')"
 fi

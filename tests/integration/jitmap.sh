@@ -80,6 +80,7 @@ grep -q "\[JIT\] tid $pid .*jit_spin_loop" perf.rows || {
 
 # perf script's stacks while the map is there, for the folded comparison
 "${PERF[@]}" script -i jit.data -F comm,pid,tid,time,event,ip,sym,dso >script.txt 2>/dev/null
+"${PERF[@]}" script -i jit.data 2>/dev/null | norm_vdso >script.full
 
 mkdir -p empty cacheA cacheB
 # On the recording host: the /tmp file, as perf.
@@ -117,6 +118,8 @@ pa archive --unpack jit.tar.zst --buildid-dir "$WORK/cacheB" >unpack.out 2>unpac
 mv "$map" "$map.away"
 pa report -i jit.data "${REP[@]}" --buildid-dir "$WORK/cacheB" >got 2>got.err
 same "after unpack, no /tmp file: rows from the cached copy" perf.rows got
+pa script -i jit.data --buildid-dir "$WORK/cacheB" 2>/dev/null | norm_vdso >got.script
+same "after unpack: pa script vs perf script on the recording host" script.full got.script
 # folded stacks and the flame graph see a JIT frame (_[j], the JIT kind)
 if command -v python3 >/dev/null 2>&1; then
 	python3 "$HERE/stackcollapse.py" --all script.txt >exp.folded 2>/dev/null

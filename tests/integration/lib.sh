@@ -195,3 +195,26 @@ finish() {
 	[ "$CHECKS" -gt 0 ] || { echo "FAIL: nothing was checked"; exit 1; }
 	exit 0
 }
+
+# check_script WHAT FILE [OPTIONS...]: `pa script` equals `perf script`
+# with the same options, byte for byte (perf's extracted vdso copy named
+# [vdso], as pa names it: norm_vdso).
+check_script() {
+	local what=$1 f=$2
+	shift 2
+	perf script -i "$f" "$@" 2>script.perr | norm_vdso >script.exp
+	if ! pa script -i "$f" "$@" >script.got 2>script.err; then
+		# a refusal of perf's is one of pa's, with its message
+		local msg
+		msg=$(sed -n '1s/^pa: script: //p' script.err)
+		CHECKS=$((CHECKS + 1))
+		if [ -s script.exp ] || [ -z "$msg" ] || ! grep -qF "$msg" script.perr; then
+			fail "$what: pa script $* failed: $(head -n 2 script.err)"
+			return 1
+		fi
+		return 0
+	fi
+	norm_vdso <script.got >script.got.n
+	[ -s script.exp ] || note "$what: perf script $* printed nothing"
+	same "$what: pa script $*" script.exp script.got.n
+}

@@ -141,11 +141,63 @@ static void test_chains(void **state)
 	pa_file_close(f);
 }
 
+/* The filters perf report and perf script share: parsed once, each test
+ * as perf's (lists, cpu ranges, --time in seconds, event modifiers). */
+static void test_filters(void **state)
+{
+	(void)state;
+	struct pa_arena a;
+	pa_arena_init(&a, 4096);
+	struct pa_filter f;
+	struct pa_err err = {0};
+	struct pa_filter_spec spec = {.dsos = "libc.so.6,/usr/bin/x",
+	                              .symbols = "main,,spin",
+	                              .cpus = "0-2,5",
+	                              .time = "1.5,",
+	                              .events = "cycles,cpu-clock:u"};
+	assert_int_equal(pa_filter_parse(&f, &a, &spec, &err), 0);
+	assert_int_equal(f.nr_syms, 2);
+	assert_true(pa_filter_sym(&f, "spin"));
+	assert_false(pa_filter_sym(&f, "mai"));
+	assert_false(pa_filter_sym(&f, NULL));
+	struct pa_dso d = {.short_name = "x", .long_name = "/usr/bin/x"};
+	assert_true(pa_filter_dso(&f, &d));
+	d.long_name = "/usr/lib/libc.so.6";
+	assert_false(pa_filter_dso(&f, &d));
+	assert_false(pa_filter_dso(&f, NULL));
+	assert_true(pa_filter_cpu_time(&f, 2, 1500000000ull));
+	assert_true(pa_filter_cpu_time(&f, 5, UINT64_MAX - 1));
+	assert_false(pa_filter_cpu_time(&f, 3, 2000000000ull));
+	assert_false(pa_filter_cpu_time(&f, 0, 1499999999ull));
+	assert_false(pa_filter_cpu_time(&f, UINT32_MAX, 2000000000ull));
+	assert_true(pa_filter_event(&f, "cycles:u"));
+	assert_true(pa_filter_event(&f, "cpu-clock:u"));
+	assert_false(pa_filter_event(&f, "cpu-clock"));
+	assert_false(pa_filter_event(&f, "cyclesX"));
+	/* none given: everything passes */
+	struct pa_filter_spec none = {0};
+	assert_int_equal(pa_filter_parse(&f, &a, &none, &err), 0);
+	assert_true(pa_filter_dso(&f, NULL));
+	assert_true(pa_filter_sym(&f, NULL));
+	assert_true(pa_filter_cpu_time(&f, UINT32_MAX, 0));
+	assert_true(pa_filter_event(&f, "anything"));
+	/* bad values: usage errors naming them */
+	struct pa_filter_spec bad = {.cpus = "3-1"};
+	assert_int_equal(pa_filter_parse(&f, &a, &bad, &err), -PA_ERR_USAGE);
+	bad = (struct pa_filter_spec){.pids = "12,x"};
+	assert_int_equal(pa_filter_parse(&f, &a, &bad, &err), -PA_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "'x'"));
+	bad = (struct pa_filter_spec){.time = "12"};
+	assert_int_equal(pa_filter_parse(&f, &a, &bad, &err), -PA_ERR_USAGE);
+	pa_arena_release(&a);
+}
+
 int main(int argc, char **argv)
 {
 	testdata = argc > 1 ? argv[1] : "testdata";
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_chains),
+	    cmocka_unit_test(test_filters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -460,6 +460,45 @@ static void test_opts(void **state)
 	assert_string_equal(dst.b, "v2");
 }
 
+/* pa_trie: each (parent, value) once, paths rebuilt from any node, across
+ * table growth; the table dropped, the nodes stay. */
+static void test_trie(void **state)
+{
+	(void)state;
+	struct pa_trie t = {0};
+	uint32_t a, b, c, again;
+	assert_int_equal(pa_trie_child(&t, 0, 7, &a), 0);
+	assert_int_equal(pa_trie_child(&t, a, 8, &b), 0);
+	assert_int_equal(pa_trie_child(&t, 0, 8, &c), 0);
+	assert_int_not_equal(a, b);
+	assert_int_not_equal(b, c);
+	assert_int_equal(pa_trie_child(&t, a, 8, &again), 0);
+	assert_int_equal(again, b);
+	assert_int_equal(t.nodes[b].parent, a);
+	assert_int_equal(t.nodes[b].value, 8);
+	assert_int_equal(t.nodes[a].parent, 0);
+	/* many chains of depth 3 over 20000 values: the table grows */
+	for (uint32_t v = 0; v < 20000; v++) {
+		uint32_t n1, n2, n3;
+		assert_int_equal(pa_trie_child(&t, 0, v, &n1), 0);
+		assert_int_equal(pa_trie_child(&t, n1, v + 1, &n2), 0);
+		assert_int_equal(pa_trie_child(&t, n2, v + 2, &n3), 0);
+		assert_int_equal(t.nodes[n3].value, v + 2);
+		assert_int_equal(t.nodes[t.nodes[n3].parent].value, v + 1);
+	}
+	/* value 7 at the root is node a, made first; (a, 8) is b */
+	uint32_t x;
+	assert_int_equal(pa_trie_child(&t, 0, 7, &x), 0);
+	assert_int_equal(x, a);
+	size_t nr = t.nr;
+	assert_true(pa_trie_bytes(&t) >= nr * sizeof(struct pa_trie_node));
+	pa_trie_drop_table(&t);
+	assert_int_equal(t.nr, nr);
+	assert_int_equal(t.nodes[b].value, 8);
+	pa_trie_release(&t);
+	assert_null(t.nodes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,7 +507,7 @@ int main(void)
 	    cmocka_unit_test(test_note_several), cmocka_unit_test(test_note_bad),
 	    cmocka_unit_test(test_note_align8),  cmocka_unit_test(test_grow),
 	    cmocka_unit_test(test_write_all),    cmocka_unit_test(test_asprintf),
-	    cmocka_unit_test(test_opts),
+	    cmocka_unit_test(test_opts),         cmocka_unit_test(test_trie),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

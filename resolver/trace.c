@@ -1,0 +1,346 @@
+/* trace.c - every sample of a recording, resolved (pa_trace_*).
+ *
+ * The stream keeps each sample that passes the filters as a small record
+ * (no copy of the perf record) in one growable buffer in time order, its
+ * call chain a node of a trie of locations (each unique chain once); the
+ * resolver symbolizes every unique location once after the stream; the
+ * walk then rebuilds each chain, inline frames expanded, into a scratch
+ * array. Side records (mmap, comm,
+ * fork/exit, switch) the caller asked for are copied with their strings
+ * and take their place in the same buffer.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+enum { REC_SAMPLE = 1, REC_SIDE = 2 };
+
+struct trec {
+	uint8_t kind;
+	uint8_t cpumode;
+	uint16_t evsel;
+	int32_t pid, tid;
+	uint32_t cpu;
+	uint32_t loc;
+	uint32_t n; /* its call chain's trie node (REC_SIDE: the side record's index) */
+	const char *comm;
+	uint64_t time, period, ip, addr;
+};
+
+/* Records are kept in chunks of one huge page each, never moved: a
+ * growing array's copies and page faults were a third of pa script's time
+ * on a recording of 5M samples (bench/README.md, "pa script"). */
+#define CHUNK_BYTES (2u << 20)
+#define CHUNK_RECS  (CHUNK_BYTES / sizeof(struct trec))
+
+struct pa_trace {
+	struct pa_session *s;
+	struct pa_trace_opts opts;
+	struct pa_resolver *r;
+	struct pa_chainer *chainer;
+	struct pa_filter filter;
+	struct pa_arena arena;
+	uint8_t *event_ok; /* per evsel: 0 unknown, 1 passes --event, 2 not */
+	size_t nr_event_ok;
+	struct trec **chunks;
+	size_t nr_chunks, cap_chunks;
+	uint64_t nr_recs;
+	struct pa_trie chains; /* values: location ids */
+	uint32_t *chain;       /* one sample's, leaf first */
+	size_t cap_chain;
+	struct pa_event *sides;
+	size_t nr_sides, cap_sides;
+	uint64_t nr_samples;
+	uint32_t *frames; /* the walk's scratch */
+	size_t cap_frames;
+};
+
+struct pa_trace *pa_trace_new(struct pa_session *s, const struct pa_trace_opts *opts,
+                              struct pa_err *err)
+{
+	struct pa_trace *t = calloc(1, sizeof(*t));
+	if (!t) {
+		pa_err_set(err, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	t->s = s;
+	pa_opts_copy(&t->opts, sizeof(t->opts), opts);
+	pa_arena_init(&t->arena, 16 * 1024);
+	if (pa_filter_parse(&t->filter, &t->arena, &t->opts.filter, err) ||
+	    !(t->r = pa_resolver_new(s, &t->opts.res, err))) {
+		pa_trace_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void pa_trace_free(struct pa_trace *t)
+{
+	if (!t)
+		return;
+	pa_chainer_free(t->chainer);
+	pa_resolver_free(t->r);
+	for (size_t i = 0; i < t->nr_chunks; i++)
+		free(t->chunks[i]);
+	free(t->chunks);
+	pa_trie_release(&t->chains);
+	free(t->chain);
+	free(t->sides);
+	free(t->frames);
+	free(t->event_ok);
+	pa_arena_release(&t->arena);
+	free(t);
+}
+
+struct pa_resolver *pa_trace_resolver(struct pa_trace *t)
+{
+	return t->r;
+}
+
+struct pa_session *pa_trace_session(struct pa_trace *t)
+{
+	return t->s;
+}
+
+uint64_t pa_trace_nr_samples(const struct pa_trace *t)
+{
+	return t->nr_samples;
+}
+
+static bool event_passes(struct pa_trace *t, const struct pa_event *ev, unsigned e)
+{
+	if (!t->filter.nr_events)
+		return true;
+	if (e >= t->nr_event_ok) {
+		size_t cap = t->nr_event_ok;
+		if (pa_grow(&t->event_ok, &cap, e + 1, 1, 16))
+			return true; /* (out of memory: the slow way next time) */
+		memset(t->event_ok + t->nr_event_ok, 0, cap - t->nr_event_ok);
+		t->nr_event_ok = cap;
+	}
+	if (!t->event_ok[e]) {
+		char buf[128];
+		const char *name = ev->evsel ? pa_evsel_name(ev->evsel, buf, sizeof(buf)) : "";
+		t->event_ok[e] = pa_filter_event(&t->filter, name) ? 1 : 2;
+	}
+	return t->event_ok[e] == 1;
+}
+
+/* Room for the next record (its chunk made when needed), or NULL. */
+static struct trec *next_rec(struct pa_trace *t)
+{
+	size_t c = (size_t)(t->nr_recs / CHUNK_RECS);
+	if (c == t->nr_chunks) {
+		if (PA_GROW(t->chunks, t->cap_chunks, c + 1, 64))
+			return NULL;
+		struct trec *p = aligned_alloc(CHUNK_BYTES, CHUNK_BYTES);
+		if (!p)
+			return NULL;
+		madvise(p, CHUNK_BYTES, MADV_HUGEPAGE); /* (advice: may be refused) */
+		t->chunks[t->nr_chunks++] = p;
+	}
+	return &t->chunks[c][t->nr_recs % CHUNK_RECS];
+}
+
+/* The trie node of a chain given leaf first. */
+static int chain_node(struct pa_trace *t, const uint32_t *fr, uint32_t n, uint32_t *node)
+{
+	uint32_t cur = 0;
+	while (n--)
+		if (pa_trie_child(&t->chains, cur, fr[n], &cur))
+			return -ENOMEM;
+	*node = cur;
+	return 0;
+}
+
+static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
+                     struct pa_thread *th, const struct pa_addr_loc *al)
+{
+	struct pa_trace *t = ctx;
+	const struct pa_sample *sm = &ev->sample;
+	unsigned e = ev->evsel ? ev->evsel->idx : 0;
+	uint8_t mode = ev->misc & PA_MISC_CPUMODE_MASK;
+	uint32_t cpu = (sm->type & PA_SAMPLE_CPU) ? sm->cpu : UINT32_MAX;
+	if (mode == PA_MISC_GUEST_KERNEL || mode == PA_MISC_GUEST_USER)
+		return 0;
+	if (t->filter.has_cpus && !(sm->type & PA_SAMPLE_CPU))
+		return -PA_ERR_USAGE; /* (pipes: known once samples come) */
+	const char *comm = pa_thread_comm(th);
+	if (!event_passes(t, ev, e) || !pa_filter_cpu_time(&t->filter, cpu, sm->time) ||
+	    !pa_filter_thread(&t->filter, th, comm) || (t->opts.no_idle && pa_thread_pid(th) == 0))
+		return 0;
+	struct pa_addr_loc lbuf;
+	if (t->filter.nr_dsos) {
+		al = pa_session_resolved(s, ev, al, &lbuf);
+		if (!pa_filter_dso(&t->filter, al->map ? al->dso : NULL))
+			return 0;
+	}
+	int unwind = t->opts.callchains ? pa_chainer_unwinds(t->chainer, sm) : 0;
+	if (unwind < 0)
+		return unwind;
+	uint64_t nr = t->opts.callchains && (sm->type & PA_SAMPLE_CALLCHAIN) ? sm->callchain_nr : 0;
+	size_t umax = unwind ? (size_t)(t->opts.max_stack > 0 ? t->opts.max_stack : 127) : 0;
+	struct trec *rc = next_rec(t);
+	if (!rc || PA_GROW(t->chain, t->cap_chain, nr + umax + 1, 256))
+		return -ENOMEM;
+	*rc = (struct trec){.kind = REC_SAMPLE,
+	                    .cpumode = mode,
+	                    .evsel = (uint16_t)e,
+	                    .pid = pa_thread_pid(th),
+	                    .tid = pa_thread_tid(th),
+	                    .cpu = cpu,
+	                    .comm = comm,
+	                    .time = sm->time,
+	                    .period = (sm->type & PA_SAMPLE_PERIOD) ? sm->period : 1,
+	                    .ip = sm->ip,
+	                    .addr = sm->addr};
+	uint64_t gen = pa_session_maps_generation(s);
+	uint32_t n = 0;
+	if (pa_chainer_sample_loc(t->chainer, s, th, ev, al, gen, &rc->loc) ||
+	    (t->opts.callchains &&
+	     pa_chainer_chain(t->chainer, s, th, ev, gen, unwind > 0, t->chain, &n)) ||
+	    chain_node(t, t->chain, n, &rc->n))
+		return -ENOMEM;
+	t->nr_recs++;
+	t->nr_samples++;
+	return 0;
+}
+
+/* A side record kept: a copy of the event with its strings, and a record
+ * of its own in the buffer, in the same order as samples. */
+static int on_side(void *ctx, struct pa_session *s, const struct pa_event *ev, struct pa_thread *th)
+{
+	struct pa_trace *t = ctx;
+	(void)s;
+	/* perf script applies only --cpu to them */
+	if (t->filter.has_cpus && (ev->sample.type & PA_SAMPLE_CPU) &&
+	    !pa_filter_cpu_time(&t->filter, ev->sample.cpu, ev->sample.time))
+		return 0;
+	struct trec *rc = next_rec(t);
+	if (!rc || PA_GROW(t->sides, t->cap_sides, t->nr_sides + 1, 64))
+		return -ENOMEM;
+	struct pa_event *e = &t->sides[t->nr_sides];
+	*e = *ev;
+	memset(&e->sample.callchain, 0, sizeof(e->sample) - offsetof(struct pa_sample, callchain));
+	const char **str = ev->type == PA_REC_MMAP || ev->type == PA_REC_MMAP2 ? &e->u.mmap.filename
+	                   : ev->type == PA_REC_COMM                           ? &e->u.comm.comm
+	                                                                       : NULL;
+	if (str && *str && !(*str = pa_arena_strdup(&t->arena, *str)))
+		return -ENOMEM;
+	*rc = (struct trec){.kind = REC_SIDE,
+	                    .comm = pa_thread_comm(th),
+	                    .pid = pa_thread_pid(th),
+	                    .tid = pa_thread_tid(th),
+	                    .n = (uint32_t)t->nr_sides++};
+	t->nr_recs++;
+	return 0;
+}
+
+static uint64_t side_mask(unsigned side)
+{
+	uint64_t m = 0;
+	if (side & PA_TRACE_SIDE_MMAP)
+		m |= 1ull << PA_REC_MMAP | 1ull << PA_REC_MMAP2;
+	if (side & PA_TRACE_SIDE_TASK)
+		m |= 1ull << PA_REC_COMM | 1ull << PA_REC_FORK | 1ull << PA_REC_EXIT;
+	if (side & PA_TRACE_SIDE_SWITCH)
+		m |= 1ull << PA_REC_SWITCH | 1ull << PA_REC_SWITCH_CPU_WIDE;
+	return m;
+}
+
+int pa_trace_run(struct pa_trace *t, struct pa_err *err)
+{
+	int max_stack = t->opts.max_stack > 0 ? t->opts.max_stack : 127;
+	if (!(t->chainer = pa_chainer_new(t->r, max_stack, false)))
+		return pa_err_set(err, -ENOMEM, "out of memory");
+	pa_resolver_preload(t->r);
+	if (t->opts.side_records)
+		pa_session_set_side_fn(t->s, side_mask(t->opts.side_records), on_side, t);
+	int ret = pa_session_process(t->s, on_sample, t, err);
+	if (ret) {
+		pa_resolver_abort(t->r);
+		if (ret == -PA_ERR_USAGE)
+			pa_err_set(err, ret, "--cpu needs samples that record the cpu");
+		else if (ret == -ENOMEM && !err->msg[0])
+			pa_err_set(err, ret, "out of memory");
+		return ret;
+	}
+	if ((ret = pa_resolver_symbolize(t->r, t->opts.srclines, !t->opts.no_inline)))
+		return pa_err_set(err, ret, "out of memory");
+	pa_trie_drop_table(&t->chains);
+	return 0;
+}
+
+/* A sample's chain, leaf first, each location's inline frames in its
+ * place (unless no_inline). */
+static int chain_frames(struct pa_trace *t, uint32_t node, uint32_t *out_n)
+{
+	const struct pa_loc *locs = pa_resolver_locs(t->r);
+	const uint32_t *inl = pa_resolver_inlines(t->r);
+	const struct pa_trie_node *nodes = t->chains.nodes;
+	bool expand = !t->opts.no_inline;
+	size_t need = 0;
+	for (uint32_t i = node; i; i = nodes[i].parent)
+		need += expand && locs[nodes[i].value].nr_inl ? locs[nodes[i].value].nr_inl : 1;
+	if (PA_GROW(t->frames, t->cap_frames, need + 1, 256))
+		return -ENOMEM;
+	size_t k = 0;
+	for (uint32_t i = node; i; i = nodes[i].parent) {
+		const struct pa_loc *l = &locs[nodes[i].value];
+		if (!expand || !l->nr_inl)
+			t->frames[k++] = nodes[i].value;
+		for (uint32_t j = 0; expand && j < l->nr_inl; j++)
+			t->frames[k++] = inl[l->inl + j];
+	}
+	*out_n = (uint32_t)k;
+	return 0;
+}
+
+int pa_trace_foreach(struct pa_trace *t, pa_trace_sample_fn fn, pa_trace_side_fn side, void *ctx)
+{
+	struct pa_file *f = pa_session_file(t->s);
+	for (uint64_t i = 0; i < t->nr_recs; i++) {
+		const struct trec *rc = &t->chunks[i / CHUNK_RECS][i % CHUNK_RECS];
+		int ret = 0;
+		if (rc->kind == REC_SIDE) {
+			if (side) {
+				struct pa_trace_side sd = {.ev = &t->sides[rc->n],
+				                           .comm = rc->comm,
+				                           .pid = rc->pid,
+				                           .tid = rc->tid};
+				ret = side(ctx, &sd);
+			}
+			if (ret)
+				return ret;
+			continue;
+		}
+		const struct pa_sym *sym = pa_resolver_locs(t->r)[rc->loc].sym;
+		if (!pa_filter_sym(&t->filter, sym ? sym->name : NULL))
+			continue; /* --symbols: the sample's own symbol */
+		struct pa_trace_sample sm = {.evsel = rc->evsel,
+		                             .pid = rc->pid,
+		                             .tid = rc->tid,
+		                             .cpu = rc->cpu,
+		                             .comm = rc->comm,
+		                             .time = rc->time,
+		                             .period = rc->period,
+		                             .ip = rc->ip,
+		                             .addr = rc->addr,
+		                             .sample_type =
+		                                 rc->evsel < pa_file_nr_evsels(f)
+		                                     ? pa_file_evsel(f, rc->evsel)->attr.sample_type
+		                                     : 0,
+		                             .cpumode = rc->cpumode,
+		                             .loc = rc->loc};
+		if ((ret = chain_frames(t, rc->n, &sm.nr_frames)))
+			return ret;
+		sm.frames = t->frames;
+		if ((ret = fn(ctx, &sm)))
+			return ret;
+	}
+	return 0;
+}
