@@ -209,6 +209,8 @@ static bool parse_sample_fast(const struct pa_evsel *ev, const uint8_t *p, size_
 		s->cpu = ld32(q, false), q += 8;
 	if (t & PA_SAMPLE_PERIOD)
 		s->period = ld64(q, false), q += 8;
+	else /* perf's period of an event that does not record one */
+		s->period = ev->attr.sample_period;
 	if (t & PA_SAMPLE_CALLCHAIN) {
 		uint64_t nr = ld64(q, false);
 		q += 8;
@@ -252,6 +254,8 @@ static int parse_sample(struct pa_file *f, const struct pa_evsel *ev, struct pa_
 	}
 	if (t & PA_SAMPLE_PERIOD)
 		s->period = cur_u64(c);
+	else /* perf's period of an event that does not record one */
+		s->period = a->sample_period;
 	if (t & PA_SAMPLE_READ)
 		parse_read(c, a->read_format, s, sc);
 	if (t & PA_SAMPLE_CALLCHAIN) {

@@ -289,7 +289,7 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 		return -ENOMEM;
 	if (!event_selected(r, ev, e))
 		return 0;
-	uint64_t period = (ev->sample.type & PA_SAMPLE_PERIOD) ? ev->sample.period : 1;
+	uint64_t period = ev->sample.period;
 	/* Like perf, --cpu and --time drop samples before anything counts
 	 * them; the other filters only hide rows (absolute percentages). */
 	uint32_t cpu = (ev->sample.type & PA_SAMPLE_CPU) ? ev->sample.cpu : UINT32_MAX;

@@ -191,9 +191,10 @@ bool pa_filter_sym(const struct pa_filter *f, const char *name);
 bool pa_filter_event(const struct pa_filter *f, const char *name);
 
 /* ---- A trace: every sample of a recording, resolved (script, export) ----
- * The session's samples in time order, each kept small (no copy of its
- * record) with its location and call-chain locations, symbolized once
- * after the stream; then walked in the same order. Filters as perf
+ * The session's samples in time order, each kept small (64 bytes, no
+ * copy of its record; its call chain a node of a trie of locations),
+ * symbolized once after the stream (so kept until then: about 64 bytes a
+ * sample); then walked in the same order. Filters as perf
  * script's (and report's): a filtered sample is not kept. Guest samples
  * are dropped, as perf report/script hide them. The trace owns its
  * resolver; strings (comms) stay valid until pa_trace_free().
@@ -258,7 +259,7 @@ int pa_trace_foreach(struct pa_trace *t, pa_trace_sample_fn fn, pa_trace_side_fn
                      void *ctx);
 struct pa_resolver *pa_trace_resolver(struct pa_trace *t);
 struct pa_session *pa_trace_session(struct pa_trace *t);
-/* Samples kept, and seen per event before filters. */
+/* Samples kept. */
 uint64_t pa_trace_nr_samples(const struct pa_trace *t);
 
 #endif

@@ -195,7 +195,7 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	                    .cpu = cpu,
 	                    .comm = comm,
 	                    .time = sm->time,
-	                    .period = (sm->type & PA_SAMPLE_PERIOD) ? sm->period : 1,
+	                    .period = sm->period,
 	                    .ip = sm->ip,
 	                    .addr = sm->addr};
 	uint64_t gen = pa_session_maps_generation(s);

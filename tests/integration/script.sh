@@ -9,7 +9,8 @@
 #   - the big-endian twins give the same text as their little-endian
 #     originals;
 #   - recordings made now (frame pointers, threads, two events, pipe,
-#     system-wide, zstd, no call chains, context switches) with the default
+#     system-wide, zstd, no call chains, context switches, a fixed period
+#     that samples do not record) with the default
 #     fields and more -F sets, srcline among them (the binaries are here),
 #     filters, side records (--show-*-events) and --header;
 #   - perf's refusals (-F cpu where no cpu was recorded, bad fields) are
@@ -105,6 +106,7 @@ cases=(
 	"zstd|-z -g -F 1999|./mt 200"
 	"nog|-F 1999|./mt 200"
 	"switch|-g -a --switch-events -F 999|./mt 200"
+	"fixed|-c 200000 -e cpu-clock|./mt 200"
 )
 record_cases "${cases[@]}"
 for f in "${files[@]}"; do
@@ -129,5 +131,11 @@ for f in "${files[@]}"; do
 	check_script "$base" "$f" --show-kernel-path --reltime
 	check_script "$base" "$f" --show-mmap-events --show-task-events --show-switch-events -F +misc
 	[[ $base == *.pipe.data ]] || check_script "$base" "$f" --header -G
+done
+# a fixed period (-c) is not recorded in each sample: perf takes the
+# event's, in perf script's period column and perf report's Period
+for f in "${files[@]}"; do
+	[[ $(basename "$f") == fixed.data ]] &&
+		check_report "fixed.data" "$f" "--show-total-period -n --sort comm,dso"
 done
 finish

@@ -1870,7 +1870,9 @@ static void read_sample_layouts(bool be, bool no_mmap)
 	check_sample_head(&ev, eb, SB, ID_B, T_IP + 0x20);
 	assert_int_equal(ev.sample.cpu, 5);
 	assert_int_equal(ev.sample.time, 0);
-	assert_int_equal(ev.sample.period, 0);
+	/* no PERIOD recorded: perf's period is the event's sample_period */
+	assert_int_equal(ev.sample.period, eb->attr.sample_period);
+	assert_int_not_equal(eb->attr.sample_period, 0);
 	assert_int_equal(ev.sample.read.nr_values, 6);
 	assert_memory_equal(ev.sample.read.values, t_read_b, sizeof(t_read_b));
 	assert_int_equal(ev.sample.callchain_nr, 2);
