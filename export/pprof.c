@@ -38,9 +38,10 @@
  *   resolved (DWARF-unwound entries, which perf and pa expand); pprof
  *   resolves symbols itself only for a mapping with none of them.
  * - Functions: one per (name, file). The name is the symbol's as pa
- *   report prints it (demangled unless the trace was asked not to). The
- *   symbols layer keeps no mangled name, so the system name is that name
- *   too. Without a symbol: the DSO's short name in brackets
+ *   report prints it (demangled unless the trace was asked not to), the
+ *   system name the symbol's name in the file (C++'s mangled one; the
+ *   name itself for inline frames, whose names come from DWARF and for
+ *   names nothing demangled). Without a symbol: the DSO's short name in brackets
  *   ("[libfoo.so]"; "[kernel.kallsyms]" as it is), "[unknown]" without a
  *   DSO, as pa folded and stackcollapse name such frames. The file is the
  *   one of perf's srcline of the location (addr2line's answer, the file's
@@ -328,7 +329,8 @@ static uint64_t func_hash_of(void *ctx, uint32_t i)
 	return ((struct pp *)ctx)->funcs[i].hash;
 }
 
-static int func_idx(struct pp *p, uint32_t name, uint32_t file, uint32_t *out)
+static int func_idx(struct pp *p, uint32_t name, uint32_t system_name, uint32_t file,
+                    uint32_t *out)
 {
 	uint64_t h = pa_hash64(((uint64_t)name << 32) | file);
 	if (pa_index_table_grow(&p->func_tab, &p->func_tab_cap, p->nr_funcs, func_hash_of, p))
@@ -343,7 +345,8 @@ static int func_idx(struct pp *p, uint32_t name, uint32_t file, uint32_t *out)
 	}
 	if (PA_GROW(p->funcs, p->cap_funcs, p->nr_funcs + 1, 1024))
 		return -ENOMEM;
-	p->funcs[p->nr_funcs] = (struct pfunc){.name = name, .file = file, .hash = h};
+	p->funcs[p->nr_funcs] =
+	    (struct pfunc){.name = name, .system_name = system_name, .file = file, .hash = h};
 	p->func_tab[j] = (uint32_t)p->nr_funcs + 1;
 	*out = (uint32_t)p->nr_funcs++;
 	return 0;
@@ -372,7 +375,7 @@ static bool split_srcline(const char *sl, size_t *file_len, int64_t *line)
  * srcline's file and line. */
 static int add_line(struct pp *p, const struct pa_loc *l, const struct pa_sym *sym, struct pmap *mp)
 {
-	uint32_t name, file = 0, fn;
+	uint32_t name, file = 0, fn, sys;
 	int64_t line = 0;
 	int ret;
 	if (sym) {
@@ -380,7 +383,9 @@ static int add_line(struct pp *p, const struct pa_loc *l, const struct pa_sym *s
 		size_t flen;
 		if (!sl && !l->srcline)
 			return -ENOMEM;
-		if ((ret = pa_pprof_str_idx(p, sym->name, &name)))
+		if ((ret = pa_pprof_str_idx(p, sym->name, &name)) ||
+		    (ret = pa_pprof_str_idx(p, sym->linkage_name ? sym->linkage_name : sym->name,
+		                            &sys)))
 			return ret;
 		if (split_srcline(sl, &flen, &line) && (ret = str_idx_n(p, sl, flen, &file)))
 			return ret;
@@ -400,7 +405,7 @@ static int add_line(struct pp *p, const struct pa_loc *l, const struct pa_sym *s
 	} else if ((ret = pa_pprof_str_idx(p, l->dso ? l->dso->short_name : UNKNOWN_NAME, &name))) {
 		return ret;
 	}
-	if ((ret = func_idx(p, name, file, &fn)))
+	if ((ret = func_idx(p, name, sym ? sys : name, file, &fn)))
 		return ret;
 	if (PA_GROW(p->lines, p->cap_lines, p->nr_lines + 1, 1024))
 		return -ENOMEM;

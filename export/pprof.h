@@ -58,6 +58,7 @@ struct pline {
 
 struct pfunc {
 	uint32_t name, file; /* string indices */
+	uint32_t system_name; /* the symbol's linkage (mangled) name, else name */
 	uint64_t hash;
 };
 

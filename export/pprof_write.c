@@ -187,7 +187,7 @@ static int write_tables(struct pp *p, struct zout *o)
 		PbProfile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
 		fn.id = i + 1;
 		fn.name = p->funcs[i].name;
-		fn.system_name = p->funcs[i].name;
+		fn.system_name = p->funcs[i].system_name;
 		fn.filename = p->funcs[i].file;
 		pr.n_function = 1;
 		pr.function = &fnp;

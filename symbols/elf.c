@@ -495,6 +495,11 @@ static int load_pass(struct load_ctx *c, struct elf_img *syms, struct elf_img *r
 		                   GELF_ST_BIND(sym.st_info),
 		                   (uint8_t)type, nm))
 			return pa_err_set(c->err, -ENOMEM, "out of memory");
+		/* the file's own name too, where it was demangled (pprof's
+		 * system name) */
+		if (strcmp(nm, name) &&
+		    !(c->b.nodes[c->b.n - 1].linkage_name = pa_arena_strdup(&c->t->arena, name)))
+			return pa_err_set(c->err, -ENOMEM, "out of memory");
 		count++;
 	}
 	if (count > 0) {

@@ -26,6 +26,7 @@ struct pa_symb_node {
 	uint64_t start, end; /* perf's space: file offsets for ELF */
 	uint64_t vstart;     /* what pa_sym.start reports: the ELF vaddr */
 	const char *name;    /* arena; for kallsyms "name\t[module]" until frozen */
+	const char *linkage_name; /* arena: the file's name when name is demangled */
 	uint8_t binding, type;
 };
 

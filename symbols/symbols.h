@@ -72,6 +72,9 @@ struct pa_sym {
 	 * the inlined function, start and end those of the function it was
 	 * inlined into, as perf's new_inline_sym makes them */
 	bool inlined;
+	/* the name in the file (C++'s mangled one) where name is its
+	 * demangled form; NULL where they are the same */
+	const char *linkage_name;
 };
 
 struct pa_symtab;

@@ -235,6 +235,7 @@ int pa_symtab_freeze(struct pa_symtab *t, const struct pa_symb *b, bool split_mo
 		s->start = N[nd].vstart;
 		s->end = N[nd].vstart + (N[nd].end - N[nd].start);
 		s->name = N[nd].name;
+		s->linkage_name = N[nd].linkage_name;
 		s->binding = N[nd].binding;
 		s->type = N[nd].type;
 		if (split_modules) {

@@ -16,6 +16,7 @@
 #    little-endian original (-raw identical but for the recording's time);
 #  - mappings carry the build-ids perf buildid-list names, has_functions
 #    where symbols were found;
+#  - C++ functions carry their mangled names as system names;
 #  - inline frames (testdata/inline, DWARF-unwound C++): locations with
 #    several Line entries, and the stacks pprof -traces expands them to
 #    are the golden stacks perf script | stackcollapse gave (folded.txt,
@@ -315,6 +316,12 @@ if export_pprof inline inl.pb.gz "$INL/inline.data" --symfs "$INL/symfs"; then
 	awk '/^Mappings/ {m = 1; next} m' inl.raw | grep -E ' /[^ ]*/prog ' |
 		grep -q '\[FN\]\[FL\]\[LN\]\[IN\]' ||
 		fail "inline: the program's mapping is not [FN][FL][LN][IN]: $(awk '/^Mappings/,0' inl.raw | grep prog)"
+	# C++ functions: the demangled name, and the file's (mangled) name as
+	# the system name, which -raw prints in parentheses: the sorting
+	# template of the program's std::sort, std::__introsort_loop<...>
+	CHECKS=$((CHECKS + 1))
+	grep -qE 'std::__introsort_loop<.* s=[0-9]+\(_ZSt16__introsort_loop' inl.raw ||
+		fail "inline: no function with its demangled name and its mangled system name"
 	check_profile "inline" "$INL/inline.data" --symfs "$INL/symfs"
 fi
 if export_pprof "inline --no-inline" inl0.pb.gz "$INL/inline.data" --symfs "$INL/symfs" --no-inline; then
