@@ -46,8 +46,8 @@
  *   DSO, as pa folded and stackcollapse name such frames. The file is the
  *   one of perf's srcline of the location (addr2line's answer, the file's
  *   base name as perf prints it; none for "??" and for perf's fallbacks),
- *   the line its line number. The start line is 0: the symbols layer
- *   does not know where a function is declared.
+ *   the line its line number; the start line where the function's
+ *   DWARF declares it (0 without).
  * - time_nanos: the wall-clock time of the first sample exported, taken
  *   from the file's modification time (when perf finished writing it:
  *   perf's "captured on") less the time from that sample to the end of
@@ -330,7 +330,7 @@ static uint64_t func_hash_of(void *ctx, uint32_t i)
 }
 
 static int func_idx(struct pp *p, uint32_t name, uint32_t system_name, uint32_t file,
-                    uint32_t *out)
+                    uint32_t start_line, uint32_t *out)
 {
 	uint64_t h = pa_hash64(((uint64_t)name << 32) | file);
 	if (pa_index_table_grow(&p->func_tab, &p->func_tab_cap, p->nr_funcs, func_hash_of, p))
@@ -345,8 +345,11 @@ static int func_idx(struct pp *p, uint32_t name, uint32_t system_name, uint32_t 
 	}
 	if (PA_GROW(p->funcs, p->cap_funcs, p->nr_funcs + 1, 1024))
 		return -ENOMEM;
-	p->funcs[p->nr_funcs] =
-	    (struct pfunc){.name = name, .system_name = system_name, .file = file, .hash = h};
+	p->funcs[p->nr_funcs] = (struct pfunc){.name = name,
+	                                       .system_name = system_name,
+	                                       .file = file,
+	                                       .start_line = start_line,
+	                                       .hash = h};
 	p->func_tab[j] = (uint32_t)p->nr_funcs + 1;
 	*out = (uint32_t)p->nr_funcs++;
 	return 0;
@@ -405,7 +408,8 @@ static int add_line(struct pp *p, const struct pa_loc *l, const struct pa_sym *s
 	} else if ((ret = pa_pprof_str_idx(p, l->dso ? l->dso->short_name : UNKNOWN_NAME, &name))) {
 		return ret;
 	}
-	if ((ret = func_idx(p, name, sym ? sys : name, file, &fn)))
+	if ((ret = func_idx(p, name, sym ? sys : name, file,
+	                    sym && file ? pa_resolver_decl_line(p->r, l) : 0, &fn)))
 		return ret;
 	if (PA_GROW(p->lines, p->cap_lines, p->nr_lines + 1, 1024))
 		return -ENOMEM;

@@ -57,8 +57,9 @@ struct pline {
 };
 
 struct pfunc {
-	uint32_t name, file; /* string indices */
+	uint32_t name, file;  /* string indices */
 	uint32_t system_name; /* the symbol's linkage (mangled) name, else name */
+	uint32_t start_line;  /* where it is declared, 0 unknown */
 	uint64_t hash;
 };
 

@@ -188,6 +188,7 @@ static int write_tables(struct pp *p, struct zout *o)
 		fn.id = i + 1;
 		fn.name = p->funcs[i].name;
 		fn.system_name = p->funcs[i].system_name;
+		fn.start_line = p->funcs[i].start_line;
 		fn.filename = p->funcs[i].file;
 		pr.n_function = 1;
 		pr.function = &fnp;

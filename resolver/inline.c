@@ -71,6 +71,7 @@ static int expand(struct pa_resolver *r, size_t i, struct pa_srcinfo_frame *fr)
 		struct pa_loc t = r->locs[i];
 		t.sym = inline_sym(r, r->locs[i].sym, fr[k].name);
 		t.srcline = fr[k].srcline;
+		t.decl_line = fr[k].decl_line;
 		t.nr_inl = 0;
 		t.match = 0;
 		t.inl_frame = true;

@@ -828,3 +828,16 @@ uint64_t pa_resolver_sym_offset(struct pa_resolver *r, const struct pa_loc *l)
 	const struct pa_sym *base = tab ? pa_symtab_find_offset(tab, off) : NULL;
 	return base ? off - pa_sym_key(tab, base) : l->addr - l->sym->start;
 }
+
+unsigned pa_resolver_decl_line(struct pa_resolver *r, const struct pa_loc *l)
+{
+	if (l->inl_frame)
+		return l->decl_line;
+	uint64_t addr;
+	struct pa_srcinfo *src = l->dso && l->sym ? pa_resolver_srcinfo(r, l, &addr) : NULL;
+	struct pa_srcinfo_frame fr[16];
+	size_t n = src ? pa_srcinfo_frames(src, addr, fr, PA_ARRAY_SIZE(fr)) : 0;
+	/* the last frame is the out-of-line function (beyond 16 frames of
+	 * inlining, unknown here) */
+	return n && n <= PA_ARRAY_SIZE(fr) ? fr[n - 1].decl_line : 0;
+}

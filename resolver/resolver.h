@@ -43,6 +43,7 @@ struct pa_loc {
 	uint16_t nr_inl; /* its inline frames (pa_resolver_inlines), 0: none */
 	uint32_t inl;
 	uint32_t match; /* the user's tag (report: its call-graph match id), 0 at first */
+	uint32_t decl_line; /* an inline frame's: where its function is declared, 0 unknown */
 	const struct pa_sym *sym;
 	const char *srcline; /* with srclines, and of every inline frame */
 };
@@ -104,6 +105,10 @@ const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l);
  * answer at the map-relative address or "+OFF" from the symbol (or
  * "DSO[ADDR]"); NULL without a map (or on ENOMEM). */
 const char *pa_resolver_chain_srcline(struct pa_resolver *r, const struct pa_loc *l);
+/* Where the function of a location is declared (DW_AT_decl_line): an
+ * inline frame's function, else the out-of-line function holding the
+ * address; 0 when DWARF does not say (or no DWARF). */
+unsigned pa_resolver_decl_line(struct pa_resolver *r, const struct pa_loc *l);
 /* perf's offset of a location from the start of its symbol (perf script's
  * "symoff"; an inline frame's from the function it was inlined into). */
 uint64_t pa_resolver_sym_offset(struct pa_resolver *r, const struct pa_loc *l);

@@ -1058,6 +1058,14 @@ static int try_cu(struct pa_srcinfo *s, struct a2l_cu *c, uint64_t a, bool *foun
 	return 0;
 }
 
+/* The line a function DIE declares it at (through its abstract origin or
+ * specification), 0 when DWARF does not say. */
+static unsigned decl_line(Dwarf_Die *die)
+{
+	int line = 0;
+	return dwarf_decl_line(die, &line) == 0 && line > 0 ? (unsigned)line : 0;
+}
+
 /* Emulates `addr2line -i -f` at address a: fills the answer's frames (none
  * when there is no answer). Returns 0 or -ENOMEM. */
 static int resolve(struct pa_srcinfo *s, uint64_t a, struct a2l_answer *ans)
@@ -1124,6 +1132,7 @@ static int resolve(struct pa_srcinfo *s, uint64_t a, struct a2l_answer *ans)
 	if (!ans->frames)
 		return -ENOMEM;
 	ans->frames[0].name = name && *name ? name : "??";
+	ans->frames[0].decl_line = fn >= 0 ? decl_line(&cu->fns[fn].die) : 0;
 	ans->frames[0].srcline = perf_srcline(s, file, line);
 	if (!ans->frames[0].srcline)
 		return -ENOMEM;
@@ -1144,6 +1153,7 @@ static int resolve(struct pa_srcinfo *s, uint64_t a, struct a2l_answer *ans)
 			dwarf_formudata(&at, &cl);
 		const char *cn = fn_name(cu, cu->fns[i].caller);
 		ans->frames[k].name = cn && *cn ? cn : "??";
+		ans->frames[k].decl_line = decl_line(&cu->fns[cu->fns[i].caller].die);
 		ans->frames[k].srcline = perf_srcline(s, cfile, (unsigned)cl);
 		if (!ans->frames[k].srcline)
 			return -ENOMEM;

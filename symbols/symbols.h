@@ -360,6 +360,7 @@ uint64_t pa_srcinfo_objdump_addr(struct pa_srcinfo *s, uint64_t file_off);
 struct pa_srcinfo_frame {
 	const char *name;
 	const char *srcline;
+	unsigned decl_line; /* where the frame's function is declared (DWARF), 0: unknown */
 };
 
 /* Inline chain at an address, innermost first: frame 0 is the function

@@ -16,7 +16,8 @@
 #    little-endian original (-raw identical but for the recording's time);
 #  - mappings carry the build-ids perf buildid-list names, has_functions
 #    where symbols were found;
-#  - C++ functions carry their mangled names as system names;
+#  - C++ functions carry their mangled names as system names, and the
+#    start lines their DWARF declares;
 #  - inline frames (testdata/inline, DWARF-unwound C++): locations with
 #    several Line entries, and the stacks pprof -traces expands them to
 #    are the golden stacks perf script | stackcollapse gave (folded.txt,
@@ -322,6 +323,14 @@ if export_pprof inline inl.pb.gz "$INL/inline.data" --symfs "$INL/symfs"; then
 	CHECKS=$((CHECKS + 1))
 	grep -qE 'std::__introsort_loop<.* s=[0-9]+\(_ZSt16__introsort_loop' inl.raw ||
 		fail "inline: no function with its demangled name and its mangled system name"
+	# start lines: main's, as the binary's DWARF declares it (readelf)
+	if command -v readelf >/dev/null 2>&1; then
+		decl=$(readelf --debug-dump=info "$INL/symfs/tmp/pa-inline/prog" 2>/dev/null |
+			awk '/DW_AT_name.*: main$/ {m = 1; next} m && /DW_AT_decl_line/ {print $NF; exit}')
+		CHECKS=$((CHECKS + 1))
+		[ -n "$decl" ] && grep -qE " main inline\.cpp:[0-9]+ s=$decl\b" inl.raw ||
+			fail "inline: main's start line is not $decl: $(grep -m1 ' main inline' inl.raw)"
+	fi
 	check_profile "inline" "$INL/inline.data" --symfs "$INL/symfs"
 fi
 if export_pprof "inline --no-inline" inl0.pb.gz "$INL/inline.data" --symfs "$INL/symfs" --no-inline; then
