@@ -13,6 +13,14 @@ enum { PA_EXIT_OK = 0, PA_EXIT_USAGE = 1, PA_EXIT_BADINPUT = 2 };
 /* Print "pa: 'PATH': message at offset N" and return the exit status. */
 int pa_cli_error(const char *path, const struct pa_err *err);
 
+/* The session of f and its trace with opts (threads as PA_NO_THREADS
+ * says, user stacks kept when call chains are asked for and recorded):
+ * NULL with err set (and *s, when made, to free after the trace). */
+struct pa_trace_opts;
+struct pa_session;
+struct pa_trace *pa_cli_trace(struct pa_file *f, struct pa_trace_opts *opts,
+                              struct pa_session **s, struct pa_err *err);
+
 /* A command's failure: a usage error as "pa: CMD: message" (exit 1), else
  * as pa_cli_error() says it. Returns the exit status. */
 int pa_cli_fail(const char *cmd, const char *path, const struct pa_err *err);

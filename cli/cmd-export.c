@@ -78,14 +78,9 @@ int cmd_export(int argc, const char **argv)
 	struct pa_file *f = pa_cli_open(input, &status);
 	if (!f)
 		return status;
-	to.res.no_threads = pa_cli_no_threads();
 	struct pa_err err = {0};
-	struct pa_session_opts so = {.sz = sizeof(so),
-	                             .no_reader_thread = pa_cli_no_threads(),
-	                             .keep_user_stacks = pa_cli_user_stacks(f),
-	                             .lazy_sample_loc = true};
-	struct pa_session *s = pa_session_new(f, &so, &err);
-	struct pa_trace *t = s ? pa_trace_new(s, &to, &err) : NULL;
+	struct pa_session *s = NULL;
+	struct pa_trace *t = pa_cli_trace(f, &to, &s, &err);
 	if (!t || pa_trace_run(t, &err)) {
 		status = pa_cli_fail("export", path, &err);
 	} else {

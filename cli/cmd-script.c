@@ -62,14 +62,9 @@ int cmd_script(int argc, const char **argv)
 	struct pa_file *f = pa_cli_open(input, &status);
 	if (!f)
 		return status;
-	to.res.no_threads = pa_cli_no_threads();
 	struct pa_err err = {0};
-	struct pa_session_opts sso = {.sz = sizeof(sso),
-	                              .no_reader_thread = pa_cli_no_threads(),
-	                              .keep_user_stacks = to.callchains && pa_cli_user_stacks(f),
-	                              .lazy_sample_loc = true};
-	struct pa_session *s = pa_session_new(f, &sso, &err);
-	struct pa_trace *t = s ? pa_trace_new(s, &to, &err) : NULL;
+	struct pa_session *s = NULL;
+	struct pa_trace *t = pa_cli_trace(f, &to, &s, &err);
 	struct pa_script *sc = t ? pa_script_new(t, &so, &err) : NULL;
 	if (sc && header && pa_file_mode(f) == PA_FILE_MODE_FILE)
 		pa_print_header(stdout, f);

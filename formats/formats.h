@@ -228,6 +228,7 @@ struct pa_evsel {
  * ("cycles", "cpu-clock:HG", "raw 0x1234", ...), written into buf. */
 const char *pa_evsel_name(const struct pa_evsel *e, char *buf, size_t size);
 
+
 /* Header feature bits. */
 enum pa_feat {
 	PA_FEAT_RESERVED = 0,
@@ -459,6 +460,12 @@ struct pa_event {
 		} callchain_deferred;
 	} u;
 };
+
+/* A copy of a record other than a sample that outlives the reader: the
+ * union and the sample_id fields, the names it points to copied into the
+ * arena (mmap filename, comm, build-id filename); none of a sample's
+ * payload (call chain, registers, stack...). 0 or -ENOMEM. */
+int pa_event_keep(struct pa_arena *a, struct pa_event *dst, const struct pa_event *src);
 
 enum pa_file_mode { PA_FILE_MODE_FILE, PA_FILE_MODE_PIPE };
 

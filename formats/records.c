@@ -1,6 +1,8 @@
 /* records.c - one record's bytes -> struct pa_event, in host order. */
 #include "internal.h"
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 static const char *const rec_names[PA_REC_USER_MAX] = {
@@ -671,4 +673,17 @@ static __attribute__((noinline)) int decode_any(struct pa_file *f, struct pa_eve
 	return pa_err_set_at(err, PA_ERR_FORMAT, ev->offset, "malformed %s record (size %zu)",
 			     pa_rec_type_name(ev->type) ? pa_rec_type_name(ev->type) : "unknown",
 			     size);
+}
+
+int pa_event_keep(struct pa_arena *a, struct pa_event *dst, const struct pa_event *src)
+{
+	*dst = *src;
+	memset(&dst->sample.callchain, 0,
+	       sizeof(dst->sample) - offsetof(struct pa_sample, callchain));
+	const char **str = src->type == PA_REC_MMAP || src->type == PA_REC_MMAP2
+	                       ? &dst->u.mmap.filename
+	                   : src->type == PA_REC_COMM            ? &dst->u.comm.comm
+	                   : src->type == PA_REC_HEADER_BUILD_ID ? &dst->u.build_id.filename
+	                                                         : NULL;
+	return str && *str && !(*str = pa_arena_strdup(a, *str)) ? -ENOMEM : 0;
 }

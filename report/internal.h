@@ -111,8 +111,6 @@ struct pa_report {
 	unsigned nr_cols;
 
 	struct pa_filter filter;
-	uint8_t *event_ok; /* per evsel: passes --event (NULL: all) */
-	size_t nr_event_ok;
 
 	/* perf's entry comparator may not be an order under these sort keys
 	 * (the symbol key without the DSO key before it: an unresolved

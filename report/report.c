@@ -223,7 +223,6 @@ void pa_report_free(struct pa_report *r)
 	pa_stream_free(r);
 	pa_trie_release(&r->stacks);
 	free(r->frames);
-	free(r->event_ok);
 	pa_cg_free(r);
 	if (r->has_parent_re)
 		regfree(&r->parent_re);
@@ -260,25 +259,6 @@ static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *e
 	return &r->fast[h & (FAST_SLOTS - 1)];
 }
 
-static bool event_selected(struct pa_report *r, const struct pa_event *ev, unsigned e)
-{
-	if (!r->filter.nr_events)
-		return true;
-	if (e < r->nr_event_ok && r->event_ok[e])
-		return r->event_ok[e] == 1;
-	char buf[128];
-	bool ok = pa_filter_event(&r->filter, ev->evsel ? pa_evsel_name(ev->evsel, buf, sizeof(buf)) : "");
-	if (e >= r->nr_event_ok) {
-		uint8_t *p = realloc(r->event_ok, e + 1);
-		if (!p)
-			return ok;
-		memset(p + r->nr_event_ok, 0, e + 1 - r->nr_event_ok);
-		r->event_ok = p;
-		r->nr_event_ok = e + 1;
-	}
-	r->event_ok[e] = ok ? 1 : 2;
-	return ok;
-}
 
 static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 		     struct pa_thread *t, const struct pa_addr_loc *al)
@@ -287,7 +267,7 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	unsigned e = ev->evsel ? ev->evsel->idx : 0;
 	if (e >= r->nr_evsels && grow_totals(r, e + 1))
 		return -ENOMEM;
-	if (!event_selected(r, ev, e))
+	if (!pa_filter_evsel(&r->filter, ev->evsel, e))
 		return 0;
 	uint64_t period = ev->sample.period;
 	/* Like perf, --cpu and --time drop samples before anything counts

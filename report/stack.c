@@ -34,10 +34,6 @@ int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t 
 	return ret;
 }
 
-static int grow_frames(struct pa_report *r, size_t n)
-{
-	return PA_GROW(r->frames, r->cap_frames, n, 256);
-}
 
 /* The trie node of a chain of frame locs given leaf first. */
 int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint32_t *node)
@@ -52,23 +48,7 @@ int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint3
 
 int pa_stack_frames(struct pa_report *r, uint32_t node)
 {
-	const struct pa_loc *locs = pa_report_locs(r);
-	size_t n = 0;
-	const struct pa_trie_node *nodes = r->stacks.nodes;
-	for (uint32_t i = node; i; i = nodes[i].parent)
-		n += locs[nodes[i].value].nr_inl ? locs[nodes[i].value].nr_inl : 1;
-	if (grow_frames(r, n + 1))
-		return -ENOMEM;
-	const uint32_t *inl = pa_resolver_inlines(r->res);
-	n = 0;
-	for (uint32_t i = node; i; i = nodes[i].parent) {
-		const struct pa_loc *l = &locs[nodes[i].value];
-		if (!l->nr_inl)
-			r->frames[n++] = nodes[i].value;
-		for (uint32_t k = 0; k < l->nr_inl; k++)
-			r->frames[n++] = inl[l->inl + k];
-	}
-	return (int)n;
+	return pa_resolver_chain_frames(r->res, &r->stacks, node, &r->frames, &r->cap_frames);
 }
 
 /* ---- folded names -------------------------------------------------------- */

@@ -99,7 +99,7 @@ static int parse_time(struct pa_filter *f, const char *s, struct pa_err *err)
 int pa_filter_parse(struct pa_filter *f, struct pa_arena *a, const struct pa_filter_spec *spec,
                     struct pa_err *err)
 {
-	*f = (struct pa_filter){0};
+	*f = (struct pa_filter){.arena = a};
 	int ret = split_list(a, spec->dsos, &f->dsos, &f->nr_dsos);
 	if (!ret)
 		ret = split_list(a, spec->comms, &f->comms, &f->nr_comms);
@@ -172,4 +172,27 @@ bool pa_filter_event(const struct pa_filter *f, const char *name)
 			return true;
 	}
 	return !f->nr_events;
+}
+
+bool pa_filter_evsel(struct pa_filter *f, const struct pa_evsel *e, unsigned idx)
+{
+	if (!f->nr_events)
+		return true;
+	if (idx < f->nr_event_ok && f->event_ok[idx])
+		return f->event_ok[idx] == 1;
+	char buf[128];
+	bool ok = pa_filter_event(f, e ? pa_evsel_name(e, buf, sizeof(buf)) : "");
+	if (idx >= f->nr_event_ok) {
+		/* (a few events: the arena keeps the outgrown copies) */
+		size_t n = 2 * (size_t)idx + 8;
+		uint8_t *p = pa_arena_alloc(f->arena, n);
+		if (!p)
+			return ok; /* asked again next time */
+		if (f->nr_event_ok)
+			memcpy(p, f->event_ok, f->nr_event_ok);
+		f->event_ok = p;
+		f->nr_event_ok = n;
+	}
+	f->event_ok[idx] = ok ? 1 : 2;
+	return ok;
 }

@@ -101,3 +101,25 @@ int pa_resolver_add_inlines(struct pa_resolver *r)
 	free(fr);
 	return ret;
 }
+
+int pa_resolver_chain_frames(const struct pa_resolver *r, const struct pa_trie *t, uint32_t node,
+                             uint32_t **frames, size_t *cap)
+{
+	const struct pa_loc *locs = r->locs;
+	const struct pa_trie_node *nodes = t->nodes;
+	size_t n = 0;
+	for (uint32_t i = node; i; i = nodes[i].parent)
+		n += locs[nodes[i].value].nr_inl ? locs[nodes[i].value].nr_inl : 1;
+	if (pa_grow(frames, cap, n + 1, sizeof(**frames), 256))
+		return -ENOMEM;
+	uint32_t *fr = *frames;
+	n = 0;
+	for (uint32_t i = node; i; i = nodes[i].parent) {
+		const struct pa_loc *l = &locs[nodes[i].value];
+		if (!l->nr_inl)
+			fr[n++] = nodes[i].value;
+		for (uint32_t k = 0; k < l->nr_inl; k++)
+			fr[n++] = r->inl[l->inl + k];
+	}
+	return (int)n;
+}

@@ -125,6 +125,12 @@ const char *pa_resolver_ip_srcline(struct pa_resolver *r, const struct pa_loc *l
 /* The locations' inline frames: a location l stands for the ids
  * pa_resolver_inlines(r)[l->inl, l->inl + l->nr_inl). */
 const uint32_t *pa_resolver_inlines(const struct pa_resolver *r);
+/* A call chain kept as a node of a trie of location ids (util.h,
+ * pa_trie; the path from the root outermost first), leaf first, each
+ * location replaced by its inline frames: into *frames, grown as needed.
+ * How many, or -ENOMEM. */
+int pa_resolver_chain_frames(const struct pa_resolver *r, const struct pa_trie *t, uint32_t node,
+                             uint32_t **frames, size_t *cap);
 void pa_resolver_abort(struct pa_resolver *r);
 
 /* What -v says of the DSOs with samples: why one has no symbols
@@ -179,6 +185,11 @@ struct pa_filter {
 	bool has_cpus;
 	uint8_t cpus[4096 / 8];
 	uint64_t time_start, time_end;
+	/* pa_filter_evsel's answers by event index: 0 not asked, 1 passes,
+	 * 2 does not (in the arena given to pa_filter_parse) */
+	struct pa_arena *arena;
+	uint8_t *event_ok;
+	size_t nr_event_ok;
 };
 
 /* 0, -ENOMEM, or PA_ERR_USAGE with err saying which value is bad. */
@@ -194,6 +205,9 @@ bool pa_filter_dso(const struct pa_filter *f, const struct pa_dso *d);
 bool pa_filter_sym(const struct pa_filter *f, const char *name);
 /* an event's name passes --event */
 bool pa_filter_event(const struct pa_filter *f, const char *name);
+/* the event of index idx (e: its evsel, NULL: none, named "") passes
+ * --event; the answer is kept per index */
+bool pa_filter_evsel(struct pa_filter *f, const struct pa_evsel *e, unsigned idx);
 
 /* ---- A trace: every sample of a recording, resolved (script, export) ----
  * The session's samples in time order, each kept small (64 bytes, no

@@ -1,18 +1,17 @@
 /* trace.c - every sample of a recording, resolved (pa_trace_*).
  *
  * The stream keeps each sample that passes the filters as a small record
- * (no copy of the perf record) in one growable buffer in time order, its
- * call chain a node of a trie of locations (each unique chain once); the
- * resolver symbolizes every unique location once after the stream; the
- * walk then rebuilds each chain, inline frames expanded, into a scratch
- * array. Side records (mmap, comm,
- * fork/exit, switch) the caller asked for are copied with their strings
- * and take their place in the same buffer.
+ * (no copy of the perf record) in time order, in chunks that never move,
+ * its call chain a node of a trie of locations (each unique chain once);
+ * the resolver symbolizes every unique location once after the stream;
+ * the walk then rebuilds each chain, inline frames expanded, into a
+ * scratch array. Side records (mmap, comm, fork/exit, switch) the caller
+ * asked for are kept with their strings (pa_event_keep) and take their
+ * place among the records.
  */
 #include "internal.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -44,8 +43,6 @@ struct pa_trace {
 	struct pa_chainer *chainer;
 	struct pa_filter filter;
 	struct pa_arena arena;
-	uint8_t *event_ok; /* per evsel: 0 unknown, 1 passes --event, 2 not */
-	size_t nr_event_ok;
 	struct trec **chunks;
 	size_t nr_chunks, cap_chunks;
 	uint64_t nr_recs;
@@ -69,6 +66,8 @@ struct pa_trace *pa_trace_new(struct pa_session *s, const struct pa_trace_opts *
 	}
 	t->s = s;
 	pa_opts_copy(&t->opts, sizeof(t->opts), opts);
+	if (t->opts.max_stack <= 0)
+		t->opts.max_stack = 127; /* perf's default */
 	pa_arena_init(&t->arena, 16 * 1024);
 	if (pa_filter_parse(&t->filter, &t->arena, &t->opts.filter, err) ||
 	    !(t->r = pa_resolver_new(s, &t->opts.res, err))) {
@@ -91,7 +90,6 @@ void pa_trace_free(struct pa_trace *t)
 	free(t->chain);
 	free(t->sides);
 	free(t->frames);
-	free(t->event_ok);
 	pa_arena_release(&t->arena);
 	free(t);
 }
@@ -109,25 +107,6 @@ struct pa_session *pa_trace_session(struct pa_trace *t)
 uint64_t pa_trace_nr_samples(const struct pa_trace *t)
 {
 	return t->nr_samples;
-}
-
-static bool event_passes(struct pa_trace *t, const struct pa_event *ev, unsigned e)
-{
-	if (!t->filter.nr_events)
-		return true;
-	if (e >= t->nr_event_ok) {
-		size_t cap = t->nr_event_ok;
-		if (pa_grow(&t->event_ok, &cap, e + 1, 1, 16))
-			return true; /* (out of memory: the slow way next time) */
-		memset(t->event_ok + t->nr_event_ok, 0, cap - t->nr_event_ok);
-		t->nr_event_ok = cap;
-	}
-	if (!t->event_ok[e]) {
-		char buf[128];
-		const char *name = ev->evsel ? pa_evsel_name(ev->evsel, buf, sizeof(buf)) : "";
-		t->event_ok[e] = pa_filter_event(&t->filter, name) ? 1 : 2;
-	}
-	return t->event_ok[e] == 1;
 }
 
 /* Room for the next record (its chunk made when needed), or NULL. */
@@ -170,7 +149,8 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	if (t->filter.has_cpus && !(sm->type & PA_SAMPLE_CPU))
 		return -PA_ERR_USAGE; /* (pipes: known once samples come) */
 	const char *comm = pa_thread_comm(th);
-	if (!event_passes(t, ev, e) || !pa_filter_cpu_time(&t->filter, cpu, sm->time) ||
+	if (!pa_filter_evsel(&t->filter, ev->evsel, e) ||
+	    !pa_filter_cpu_time(&t->filter, cpu, sm->time) ||
 	    !pa_filter_thread(&t->filter, th, comm) || (t->opts.no_idle && pa_thread_pid(th) == 0))
 		return 0;
 	struct pa_addr_loc lbuf;
@@ -183,7 +163,7 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	if (unwind < 0)
 		return unwind;
 	uint64_t nr = t->opts.callchains && (sm->type & PA_SAMPLE_CALLCHAIN) ? sm->callchain_nr : 0;
-	size_t umax = unwind ? (size_t)(t->opts.max_stack > 0 ? t->opts.max_stack : 127) : 0;
+	size_t umax = unwind ? (size_t)t->opts.max_stack : 0;
 	struct trec *rc = next_rec(t);
 	if (!rc || PA_GROW(t->chain, t->cap_chain, nr + umax + 1, 256))
 		return -ENOMEM;
@@ -223,13 +203,7 @@ static int on_side(void *ctx, struct pa_session *s, const struct pa_event *ev, s
 	struct trec *rc = next_rec(t);
 	if (!rc || PA_GROW(t->sides, t->cap_sides, t->nr_sides + 1, 64))
 		return -ENOMEM;
-	struct pa_event *e = &t->sides[t->nr_sides];
-	*e = *ev;
-	memset(&e->sample.callchain, 0, sizeof(e->sample) - offsetof(struct pa_sample, callchain));
-	const char **str = ev->type == PA_REC_MMAP || ev->type == PA_REC_MMAP2 ? &e->u.mmap.filename
-	                   : ev->type == PA_REC_COMM                           ? &e->u.comm.comm
-	                                                                       : NULL;
-	if (str && *str && !(*str = pa_arena_strdup(&t->arena, *str)))
+	if (pa_event_keep(&t->arena, &t->sides[t->nr_sides], ev))
 		return -ENOMEM;
 	*rc = (struct trec){.kind = REC_SIDE,
 	                    .comm = pa_thread_comm(th),
@@ -254,8 +228,7 @@ static uint64_t side_mask(unsigned side)
 
 int pa_trace_run(struct pa_trace *t, struct pa_err *err)
 {
-	int max_stack = t->opts.max_stack > 0 ? t->opts.max_stack : 127;
-	if (!(t->chainer = pa_chainer_new(t->r, max_stack, false)))
+	if (!(t->chainer = pa_chainer_new(t->r, t->opts.max_stack, false)))
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	pa_resolver_preload(t->r);
 	if (t->opts.side_records)
@@ -272,31 +245,6 @@ int pa_trace_run(struct pa_trace *t, struct pa_err *err)
 	if ((ret = pa_resolver_symbolize(t->r, t->opts.srclines, !t->opts.no_inline)))
 		return pa_err_set(err, ret, "out of memory");
 	pa_trie_drop_table(&t->chains);
-	return 0;
-}
-
-/* A sample's chain, leaf first, each location's inline frames in its
- * place (unless no_inline). */
-static int chain_frames(struct pa_trace *t, uint32_t node, uint32_t *out_n)
-{
-	const struct pa_loc *locs = pa_resolver_locs(t->r);
-	const uint32_t *inl = pa_resolver_inlines(t->r);
-	const struct pa_trie_node *nodes = t->chains.nodes;
-	bool expand = !t->opts.no_inline;
-	size_t need = 0;
-	for (uint32_t i = node; i; i = nodes[i].parent)
-		need += expand && locs[nodes[i].value].nr_inl ? locs[nodes[i].value].nr_inl : 1;
-	if (PA_GROW(t->frames, t->cap_frames, need + 1, 256))
-		return -ENOMEM;
-	size_t k = 0;
-	for (uint32_t i = node; i; i = nodes[i].parent) {
-		const struct pa_loc *l = &locs[nodes[i].value];
-		if (!expand || !l->nr_inl)
-			t->frames[k++] = nodes[i].value;
-		for (uint32_t j = 0; expand && j < l->nr_inl; j++)
-			t->frames[k++] = inl[l->inl + j];
-	}
-	*out_n = (uint32_t)k;
 	return 0;
 }
 
@@ -336,8 +284,11 @@ int pa_trace_foreach(struct pa_trace *t, pa_trace_sample_fn fn, pa_trace_side_fn
 		                                     : 0,
 		                             .cpumode = rc->cpumode,
 		                             .loc = rc->loc};
-		if ((ret = chain_frames(t, rc->n, &sm.nr_frames)))
+		/* (without inline frames, no location has any: symbolize made none) */
+		if ((ret = pa_resolver_chain_frames(t->r, &t->chains, rc->n, &t->frames,
+		                                    &t->cap_frames)) < 0)
 			return ret;
+		sm.nr_frames = (uint32_t)ret;
 		sm.frames = t->frames;
 		if ((ret = fn(ctx, &sm)))
 			return ret;

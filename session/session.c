@@ -1119,17 +1119,7 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 		q->key = sample_key(ev, chain ? sm->callchain : NULL, q->callchain_nr);
 	} else {
 		struct pa_event *e = pa_arena_alloc_raw(&c->arena, sizeof(*e));
-		if (!e)
-			return NULL;
-		*e = *ev;
-		memset(&e->sample.callchain, 0,
-		       sizeof(e->sample) - offsetof(struct pa_sample, callchain));
-		const char **str = ev->type == PA_REC_MMAP || ev->type == PA_REC_MMAP2
-					   ? &e->u.mmap.filename
-				   : ev->type == PA_REC_COMM		 ? &e->u.comm.comm
-				   : ev->type == PA_REC_HEADER_BUILD_ID ? &e->u.build_id.filename
-									 : NULL;
-		if (str && *str && !(*str = pa_arena_strdup(&c->arena, *str)))
+		if (!e || pa_event_keep(&c->arena, e, ev))
 			return NULL;
 		q->full = e;
 	}
