@@ -49,6 +49,20 @@ int pa_print_header(FILE *out, struct pa_file *f);
  * consumed in pipe mode. Returns an exit status. */
 int pa_cli_print_header(struct pa_file *f, const char *path);
 
+/* An input that is a recording or folded text (input.c): path ("-":
+ * standard input) opened, copied to a temporary file when it cannot seek,
+ * and told apart by its first bytes. A recording is to be opened by
+ * open_path; folded text is read from in. Returns an exit status (after
+ * printing why); pa_cli_input_close() in any case. */
+struct pa_cli_input {
+	bool recording;
+	const char *open_path; /* path, or the temporary copy */
+	FILE *in;              /* folded text, at its start */
+	char *spooled;
+};
+int pa_cli_input_open(struct pa_cli_input *ci, const char *path);
+void pa_cli_input_close(struct pa_cli_input *ci);
+
 /* Write an output file with write(ctx, f, err): whole or not at all
  * (a temporary file renamed over out once write returned 0 and the file
  * closed); "-" is stdout. Prints why it failed; returns an exit status. */
@@ -66,6 +80,18 @@ int pa_cli_write_output(const char *out, pa_cli_writer_fn write, void *ctx);
 	    OPT_STRING(0, "time", &(f)->time, "start,stop", "only samples in this time window"),   \
 	    OPT_STRING(0, "dsos", &(f)->dsos, "list", "only samples whose ip is in these DSOs"),   \
 	    OPT_STRING('S', "symbols", &(f)->symbols, "list", "only samples in these symbols")
+/* perf report's sample filters (also perf diff's, whose -C is --comms and
+ * whose --cpu has no short name) into a pa_report_opts. */
+#define PA_OPTS_REPORT_FILTERS(ro, comms_short, cpu_short)                                         \
+	OPT_STRING('d', "dsos", &(ro)->dsos, "list", "only consider these DSOs"),                  \
+	    OPT_STRING(comms_short, "comms", &(ro)->comms, "list", "only consider these comms"),   \
+	    OPT_STRING('S', "symbols", &(ro)->symbols, "list", "only consider these symbols"),     \
+	    OPT_STRING(0, "pid", &(ro)->pids, "list", "only consider these pids"),                 \
+	    OPT_STRING(0, "tid", &(ro)->tids, "list", "only consider these tids"),                 \
+	    OPT_STRING(cpu_short, "cpu", &(ro)->cpus, "list", "only consider these cpus"),         \
+	    OPT_STRING(0, "time", &(ro)->time, "start,stop",                                       \
+	               "only consider samples in this time window")
+/* (also into a pa_report_opts, whose fields have these names too) */
 #define PA_OPTS_SYMBOLS(r)                                                                         \
 	OPT_STRING(0, "symfs", &(r)->symfs, "dir", "look for files relative to this directory"),   \
 	    OPT_STRING(0, "buildid-dir", &(r)->buildid_dir, "dir",                                 \
@@ -78,6 +104,7 @@ int cmd_archive(int argc, const char **argv);
 int cmd_buildid_cache(int argc, const char **argv);
 int cmd_buildid_list(int argc, const char **argv);
 int cmd_header(int argc, const char **argv);
+int cmd_diff(int argc, const char **argv);
 int cmd_dump(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_script(int argc, const char **argv);

@@ -18,64 +18,11 @@ struct fg_args {
 	uint64_t max_mem;
 	long width, max_stack_l;
 	double minwidth;
-	bool inverted, period;
+	bool inverted, period, diff, diff_raw;
 	struct pa_report_opts ro;
 };
 
 /* ---- input ---- */
-
-/* What pa_file_open() reads: perf.data (file or pipe mode, either byte
- * order, old "PERFFILE") and sysprof captures (magic 0xFDCA975E, either
- * order). Anything else is taken for a folded text file. */
-static bool is_recording(const unsigned char *b, size_t n)
-{
-	static const char *const magics[] = {"PERFILE2", "2ELIFREP", "PERFFILE", "ELIFFREP"};
-	for (size_t i = 0; n >= 8 && i < PA_ARRAY_SIZE(magics); i++)
-		if (!memcmp(b, magics[i], 8))
-			return true;
-	return n >= 4 && (!memcmp(b, "\x5e\x97\xca\xfd", 4) || !memcmp(b, "\xfd\xca\x97\x5e", 4));
-}
-
-/* An input that cannot seek (standard input, a pipe, bash's <(...)) is
- * copied to a temporary file first, so that it can be told apart (perf.data
- * or folded) and then read either way. Returns the copy's path (unlink and
- * free it) or NULL after printing why. */
-static char *spool(int in_fd, const char *what)
-{
-	const char *dir = getenv("TMPDIR");
-	char *path = NULL;
-	if (asprintf(&path, "%s/pa-flamegraph-XXXXXX", dir && *dir ? dir : "/tmp") < 0)
-		return NULL;
-	int fd = mkstemp(path);
-	if (fd < 0) {
-		fprintf(stderr, "pa: '%s': %s\n", path, strerror(errno));
-		free(path);
-		return NULL;
-	}
-	char buf[1 << 16];
-	int err = 0;
-	for (;;) {
-		ssize_t n = read(in_fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n ? errno : 0;
-			break;
-		}
-		err = -pa_write_all(fd, buf, (size_t)n);
-		if (err)
-			break;
-	}
-	if (close(fd) && !err)
-		err = errno;
-	if (err) {
-		fprintf(stderr, "pa: copying '%s' to '%s': %s\n", what, path, strerror(err));
-		unlink(path);
-		free(path);
-		return NULL;
-	}
-	return path;
-}
 
 static int add_folded(struct pa_flame *fg, const char *path, FILE *in)
 {
@@ -166,50 +113,16 @@ static int add_perf_data(struct pa_flame *fg, const char *open_path, const char 
 	return status;
 }
 
-/* Read the input, whichever kind it is, into fg. Returns an exit status. */
-static int load(struct pa_flame *fg, struct fg_args *a)
+/* Read the input path, whichever kind it is, into fg. Returns an exit
+ * status. */
+static int load(struct pa_flame *fg, struct fg_args *a, const char *path)
 {
-	const char *path = a->input ? a->input : "perf.data";
-	bool is_stdin = !strcmp(path, "-");
-	char *spooled = NULL;
-	int status = 0;
-	FILE *in = is_stdin ? stdin : fopen(path, "rb");
-	if (!in) {
-		fprintf(stderr, "pa: '%s': %s\n", path, strerror(errno));
-		return PA_EXIT_USAGE;
-	}
-	if (lseek(fileno(in), 0, SEEK_CUR) < 0) {
-		spooled = spool(fileno(in), path);
-		if (!is_stdin)
-			fclose(in);
-		in = spooled ? fopen(spooled, "rb") : NULL;
-		if (!in) {
-			if (spooled)
-				fprintf(stderr, "pa: '%s': %s\n", spooled, strerror(errno));
-			status = PA_EXIT_USAGE;
-			goto out;
-		}
-	}
-	unsigned char magic[8];
-	size_t got = fread(magic, 1, sizeof(magic), in);
-	if (fseeko(in, -(off_t)got, SEEK_CUR)) {
-		fprintf(stderr, "pa: '%s': %s\n", path, strerror(errno));
-		status = PA_EXIT_USAGE;
-	} else if (is_recording(magic, got)) {
-		/* the report layer opens it again by name ("-": stdin, still unread) */
-		if (in != stdin)
-			fclose(in);
-		in = NULL;
-		status = add_perf_data(fg, spooled ? spooled : path, path, a);
-	} else {
-		status = add_folded(fg, path, in);
-	}
-	if (in && in != stdin)
-		fclose(in);
-out:
-	if (spooled)
-		unlink(spooled);
-	free(spooled);
+	struct pa_cli_input ci;
+	int status = pa_cli_input_open(&ci, path);
+	if (!status)
+		status = ci.recording ? add_perf_data(fg, ci.open_path, path, a)
+		                      : add_folded(fg, path, ci.in);
+	pa_cli_input_close(&ci);
 	return status;
 }
 
@@ -232,6 +145,33 @@ static int write_graph(struct pa_flame *fg, const char *out, enum pa_flame_forma
 {
 	struct graph_out g = {fg, fmt, fo};
 	return pa_cli_write_output(out, write_graph_to, &g);
+}
+
+/* The checks of the graph's options (fo: palette, width). Returns an exit
+ * status. */
+static int check_args(struct fg_args *a, struct pa_flame_opts *fo)
+{
+	if (a->colors && pa_flame_palette_from_name(a->colors, &fo->palette)) {
+		fprintf(stderr, "pa: flamegraph: unknown palette '%s' (kind, hot, mem, io)\n",
+			a->colors);
+		return PA_EXIT_USAGE;
+	}
+	if (a->width && (a->width < 100 || a->width > 1000000)) {
+		fprintf(stderr, "pa: flamegraph: --width %ld out of range (100 to 1000000)\n",
+			a->width);
+		return PA_EXIT_USAGE;
+	}
+	fo->width = (unsigned)a->width;
+	if (!(a->minwidth >= 0 && a->minwidth <= 100)) {
+		fprintf(stderr, "pa: flamegraph: --minwidth takes a percentage (0 to 100)\n");
+		return PA_EXIT_USAGE;
+	}
+	if (a->max_stack_l < 0 || a->max_stack_l > 1000000) {
+		fprintf(stderr, "pa: flamegraph: --max-stack %ld out of range\n", a->max_stack_l);
+		return PA_EXIT_USAGE;
+	}
+	a->ro.max_stack = (int)a->max_stack_l;
+	return 0;
 }
 
 int cmd_flamegraph(int argc, const char **argv)
@@ -266,26 +206,42 @@ int cmd_flamegraph(int argc, const char **argv)
 		OPT_STRING(0, "tids", &a.ro.tids, "list", "only these tids"),
 		OPT_STRING('C', "cpu", &a.ro.cpus, "list", "only these cpus"),
 		OPT_STRING(0, "time", &a.ro.time, "start,stop", "only samples in this time window"),
-		OPT_STRING(0, "symfs", &a.ro.symfs, "dir", "look for files relative to this directory"),
-		OPT_STRING(0, "buildid-dir", &a.ro.buildid_dir, "dir", "build-id cache (default ~/.debug)"),
-		OPT_STRING(0, "kallsyms", &a.ro.kallsyms, "file", "kallsyms file to use for the kernel"),
-		OPT_STRING('k', "vmlinux", &a.ro.vmlinux, "file", "vmlinux for the kernel's symbols (if its build-id matches)"),
+		PA_OPTS_SYMBOLS(&a.ro),
 		OPT_STRING(0, "max-memory", &a.max_memory, "size", PA_MAX_MEMORY_HELP),
 		OPT_BOOL(0, "no-demangle", &a.ro.no_demangle, "do not demangle symbol names"),
 		OPT_BOOL(0, "inline", &inline_, "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)"),
+		OPT_BOOL(0, "diff", &a.diff, "BASELINE NEW: differential graph, NEW's shape coloured by the change of each frame's self share (red grew, blue shrank)"),
+		OPT_BOOL(0, "diff-raw", &a.diff_raw, "with --diff: colour by the change of self samples, not of self share"),
 		OPT_END(),
 	};
 	int n = pa_parse_options(argc, argv, opts,
-				 "pa flamegraph [-i FILE] -o OUT.svg|OUT.html [options]");
+				 "pa flamegraph [-i FILE] -o OUT.svg|OUT.html [options]\n"
+				 "   or: pa flamegraph --diff [--diff-raw] -o OUT.svg|OUT.html [options] BASELINE NEW");
 	if (n < 0)
 		return n;
 	if (pa_cli_size_opt("max-memory", a.max_memory, &a.max_mem))
 		return PA_EXIT_USAGE;
 	a.ro.no_inline = !inline_;
-	if (n > 0) {
+	if (a.diff && n != 2) {
+		fprintf(stderr, "pa: flamegraph: --diff takes two inputs, BASELINE and NEW\n");
+		return PA_EXIT_USAGE;
+	}
+	if (!a.diff && n > 0) {
 		fprintf(stderr,
 			"pa: flamegraph: unexpected argument '%s' (the input goes after -i)\n",
 			argv[0]);
+		return PA_EXIT_USAGE;
+	}
+	if (a.diff && a.input) {
+		fprintf(stderr, "pa: flamegraph: --diff takes its inputs as BASELINE NEW, not -i\n");
+		return PA_EXIT_USAGE;
+	}
+	if (a.diff_raw && !a.diff) {
+		fprintf(stderr, "pa: flamegraph: --diff-raw goes with --diff\n");
+		return PA_EXIT_USAGE;
+	}
+	if (a.diff && !strcmp(argv[0], "-") && !strcmp(argv[1], "-")) {
+		fprintf(stderr, "pa: flamegraph: --diff: standard input can be one side only\n");
 		return PA_EXIT_USAGE;
 	}
 	if (!a.output) {
@@ -305,45 +261,43 @@ int cmd_flamegraph(int argc, const char **argv)
 				a.output);
 		return PA_EXIT_USAGE;
 	}
+	char *diff_sub = NULL;
+	if (a.diff && !a.subtitle)
+		diff_sub = pa_asprintf("baseline %s, new %s", argv[0], argv[1]);
 	struct pa_flame_opts fo = {
 	    .sz = sizeof(fo),
-	    .title = a.title,
-	    .subtitle = a.subtitle,
+	    .title = a.title ? a.title : a.diff ? "Differential Flame Graph" : NULL,
+	    .subtitle = a.subtitle ? a.subtitle : diff_sub,
+	    .diff_raw = a.diff_raw,
 	    .unit = a.countname ? a.countname
 		    : a.period  ? "period"
 				: NULL,
 	    .minwidth = a.minwidth,
 	    .inverted = a.inverted,
 	};
-	if (a.colors && pa_flame_palette_from_name(a.colors, &fo.palette)) {
-		fprintf(stderr, "pa: flamegraph: unknown palette '%s' (kind, hot, mem, io)\n",
-			a.colors);
-		return PA_EXIT_USAGE;
-	}
-	if (a.width && (a.width < 100 || a.width > 1000000)) {
-		fprintf(stderr, "pa: flamegraph: --width %ld out of range (100 to 1000000)\n",
-			a.width);
-		return PA_EXIT_USAGE;
-	}
-	fo.width = (unsigned)a.width;
-	if (!(a.minwidth >= 0 && a.minwidth <= 100)) {
-		fprintf(stderr, "pa: flamegraph: --minwidth takes a percentage (0 to 100)\n");
-		return PA_EXIT_USAGE;
-	}
-	if (a.max_stack_l < 0 || a.max_stack_l > 1000000) {
-		fprintf(stderr, "pa: flamegraph: --max-stack %ld out of range\n", a.max_stack_l);
-		return PA_EXIT_USAGE;
-	}
-	a.ro.max_stack = (int)a.max_stack_l;
-
-	struct pa_flame *fg = pa_flame_new();
-	if (!fg) {
+	int status = check_args(&a, &fo);
+	struct pa_flame *fg = status ? NULL : pa_flame_new();
+	if (!status && !fg) {
 		fprintf(stderr, "pa: flamegraph: %s\n", strerror(errno));
-		return PA_EXIT_USAGE;
+		status = PA_EXIT_USAGE;
 	}
-	int status = load(fg, &a);
-	if (!status && !pa_flame_total(fg))
-		fprintf(stderr, "pa: '%s': warning: no stacks\n", a.input ? a.input : "perf.data");
+	if (!status && a.diff) {
+		/* each side its own session: symbols from its own build-ids */
+		pa_flame_set_baseline(fg, true);
+		status = load(fg, &a, argv[0]);
+		pa_flame_set_baseline(fg, false);
+		if (!status && !pa_flame_base_total(fg))
+			fprintf(stderr, "pa: '%s': warning: no stacks\n", argv[0]);
+		if (!status)
+			status = load(fg, &a, argv[1]);
+		if (!status && !pa_flame_total(fg))
+			fprintf(stderr, "pa: '%s': warning: no stacks\n", argv[1]);
+	} else if (!status) {
+		status = load(fg, &a, a.input ? a.input : "perf.data");
+		if (!status && !pa_flame_total(fg))
+			fprintf(stderr, "pa: '%s': warning: no stacks\n",
+				a.input ? a.input : "perf.data");
+	}
 	/* html.js draws only what is visible, but it still loads every frame:
 	 * past a few million, loading takes seconds */
 	if (!status && fmt == PA_FLAME_HTML && !a.minwidth && pa_flame_frame_count(fg) > 5000000)
@@ -354,5 +308,6 @@ int cmd_flamegraph(int argc, const char **argv)
 	if (!status)
 		status = write_graph(fg, a.output, fmt, &fo);
 	pa_flame_free(fg);
+	free(diff_sub);
 	return status;
 }

@@ -1,35 +1,144 @@
 /* cmd-folded.c - `pa folded`: one line per unique stack, what
  * `perf script | stackcollapse-perf.pl` prints (FlameGraph's folded
- * format), straight from perf.data. Wiring only: the stacks are the
- * report layer's. */
+ * format), straight from perf.data. `pa folded --diff BASELINE NEW`: the
+ * two inputs (recordings folded the same way, or folded files) side by
+ * side, as FlameGraph's difffolded.pl prints them. Wiring only: the stacks
+ * are the report layer's, the differences flame/'s. */
 #include "cli.h"
+#include "flame/flame.h"
 #include "report/report.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct out_ctx {
 	FILE *out;
 	bool period;
+	/* --diff: each line goes to diff's side instead of out */
+	struct pa_flame_diff *diff;
+	int side;
+	struct pa_buf line;
+	int rc;
 };
 
 static int print_stack(void *ctx, const struct pa_stack *st)
 {
 	struct out_ctx *o = ctx;
+	uint64_t v = o->period ? st->period : st->count;
+	if (o->diff) {
+		/* the very line `pa folded` prints, read back as difffolded.pl reads it */
+		o->line.len = 0;
+		int rc = pa_buf_add(&o->line, st->process, strlen(st->process));
+		for (uint32_t i = 0; !rc && i < st->nr_frames; i++)
+			rc = pa_buf_addf(&o->line, ";%s", st->frames[i].name);
+		if (!rc)
+			rc = pa_buf_addf(&o->line, " %" PRIu64 "\n", v);
+		if (!rc)
+			rc = pa_flame_diff_add(o->diff, o->side, o->line.data, o->line.len);
+		return rc ? (o->rc = rc) : 0;
+	}
 	fputs(st->process, o->out);
 	for (uint32_t i = 0; i < st->nr_frames; i++) {
 		fputc(';', o->out);
 		fputs(st->frames[i].name, o->out);
 	}
-	fprintf(o->out, " %" PRIu64 "\n", o->period ? st->period : st->count);
+	fprintf(o->out, " %" PRIu64 "\n", v);
 	return ferror(o->out) ? -1 : 0;
+}
+
+/* Fold the recording f (opened from path) into o. Returns an exit status. */
+static int fold(struct pa_file *f, const char *path, struct pa_report_opts *ro, uint64_t max_mem,
+		struct out_ctx *o)
+{
+	struct pa_err err = {0};
+	int status = 0;
+	struct pa_session_opts so = {.sz = sizeof(so),
+	                             .max_memory = max_mem,
+	                             .no_reader_thread = pa_cli_no_threads(),
+	                             .keep_user_stacks = pa_cli_user_stacks(f),
+	                             .lazy_sample_loc = true};
+	struct pa_session *s = pa_session_new(f, &so, &err);
+	struct pa_report *r = s ? pa_report_new(s, ro, &err) : NULL;
+	if (!r || pa_report_run(r, &err)) {
+		status = pa_cli_fail("folded", path, &err);
+	} else {
+		int ret = pa_report_foreach_stack(r, print_stack, o);
+		if (ret < 0 && o->rc) {
+			fprintf(stderr, "pa: '%s': %s\n", path,
+			        o->rc == -PA_ERR_LIMIT ? "too many stacks" : pa_strerror(o->rc));
+			status = PA_EXIT_BADINPUT;
+		} else if (ret < 0 && !ferror(stdout)) {
+			fprintf(stderr, "pa: '%s': %s\n", path, pa_strerror(ret));
+			status = PA_EXIT_BADINPUT;
+		}
+		if (pa_file_was_truncated(f))
+			fprintf(stderr,
+			        "pa: '%s': warning: data cut short, folded up to the last "
+			        "complete record\n",
+			        path);
+	}
+	pa_report_free(r);
+	pa_session_free(s);
+	return status;
+}
+
+/* ---- --diff inputs ---- */
+
+/* One side of --diff: a recording folded with ro, or a folded file read
+ * line by line. Returns an exit status. */
+static int diff_side(struct out_ctx *o, int side, const char *path, struct pa_report_opts *ro,
+		     uint64_t max_mem)
+{
+	struct pa_cli_input ci;
+	struct pa_err err = {0};
+	int status = pa_cli_input_open(&ci, path);
+	if (status || !ci.recording) {
+		if (!status && pa_flame_diff_read(o->diff, side, ci.in, &err))
+			status = pa_cli_error(path, &err);
+		pa_cli_input_close(&ci);
+		return status;
+	}
+	struct pa_file *f = pa_file_open(ci.open_path, NULL, &err);
+	if (!f) {
+		status = pa_cli_error(path, &err);
+	} else {
+		o->side = side;
+		status = fold(f, path, ro, max_mem, o);
+		pa_file_close(f);
+	}
+	pa_cli_input_close(&ci);
+	return status;
+}
+
+/* --diff: both sides, then the merged lines on stdout. */
+static int fold_diff(const char *base, const char *new_, struct pa_report_opts *ro,
+		     uint64_t max_mem, bool period, bool normalize, bool strip_hex)
+{
+	struct out_ctx o = {.out = stdout, .period = period, .diff = pa_flame_diff_new(strip_hex)};
+	if (!o.diff) {
+		fprintf(stderr, "pa: folded: %s\n", strerror(errno));
+		return PA_EXIT_USAGE;
+	}
+	int status = diff_side(&o, 0, base, ro, max_mem);
+	if (!status)
+		status = diff_side(&o, 1, new_, ro, max_mem);
+	struct pa_err err = {0};
+	if (!status && pa_flame_diff_write(o.diff, stdout, normalize, &err))
+		status = ferror(stdout) ? PA_EXIT_USAGE : pa_cli_fail("folded", base, &err);
+	pa_buf_release(&o.line);
+	pa_flame_diff_free(o.diff);
+	return status;
 }
 
 int cmd_folded(int argc, const char **argv)
 {
 	const char *input = NULL, *max_memory = NULL;
 	bool all = false, period = false, inline_ = true;
+	bool diff = false, normalize = false, strip_hex = false;
 	long max_stack = 0;
 	struct pa_report_opts ro = {.sz = sizeof(ro)};
 	const struct pa_option opts[] = {
@@ -57,20 +166,43 @@ int cmd_folded(int argc, const char **argv)
 	    OPT_STRING(0, "tids", &ro.tids, "list", "only these tids"),
 	    OPT_STRING('C', "cpu", &ro.cpus, "list", "only these cpus"),
 	    OPT_STRING(0, "time", &ro.time, "start,stop", "only samples in this time window"),
-	    OPT_STRING(0, "symfs", &ro.symfs, "dir", "look for files relative to this directory"),
-	    OPT_STRING(0, "buildid-dir", &ro.buildid_dir, "dir",
-	               "build-id cache (default ~/.debug)"),
-	    OPT_STRING(0, "kallsyms", &ro.kallsyms, "file", "kallsyms file to use for the kernel"),
-	    OPT_STRING('k', "vmlinux", &ro.vmlinux, "file",
-	               "vmlinux for the kernel's symbols (if its build-id matches)"),
+	    PA_OPTS_SYMBOLS(&ro),
 	    OPT_STRING(0, "max-memory", &max_memory, "size", PA_MAX_MEMORY_HELP),
 	    OPT_BOOL(0, "no-demangle", &ro.no_demangle, "do not demangle symbol names"),
 	    OPT_BOOL(0, "inline", &inline_, "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)"),
+	    OPT_BOOL(0, "diff", &diff,
+	             "BASELINE NEW (perf.data or folded files): both side by side, as difffolded.pl"),
+	    OPT_BOOL('n', "normalize", &normalize,
+	             "with --diff: scale the baseline's counts to the new total (difffolded.pl -n)"),
+	    OPT_BOOL('s', "strip-hex", &strip_hex,
+	             "with --diff: \"0x\" and hex digits become \"0x...\" (difffolded.pl -s)"),
 	    OPT_END(),
 	};
-	int n = pa_parse_options(argc, argv, opts, "pa folded [options]");
+	int n = pa_parse_options(argc, argv, opts,
+	                         "pa folded [-i FILE] [options]\n"
+	                         "   or: pa folded --diff [-n] [-s] [options] BASELINE NEW");
 	if (n < 0)
 		return n;
+	if (diff ? n != 2 : n != 0) {
+		if (diff)
+			fprintf(stderr, "pa: folded: --diff takes two inputs, BASELINE and NEW\n");
+		else
+			fprintf(stderr, "pa: folded: unexpected argument '%s' (the input goes after -i)\n",
+			        argv[0]);
+		return PA_EXIT_USAGE;
+	}
+	if (diff && input) {
+		fprintf(stderr, "pa: folded: --diff takes its inputs as BASELINE NEW, not -i\n");
+		return PA_EXIT_USAGE;
+	}
+	if (!diff && (normalize || strip_hex)) {
+		fprintf(stderr, "pa: folded: -n and -s go with --diff\n");
+		return PA_EXIT_USAGE;
+	}
+	if (diff && !strcmp(argv[0], "-") && !strcmp(argv[1], "-")) {
+		fprintf(stderr, "pa: folded: --diff: standard input can be one side only\n");
+		return PA_EXIT_USAGE;
+	}
 	uint64_t max_mem = 0;
 	if (pa_cli_size_opt("max-memory", max_memory, &max_mem))
 		return PA_EXIT_USAGE;
@@ -93,37 +225,17 @@ int cmd_folded(int argc, const char **argv)
 	ro.callchain = true;
 	ro.call_graph = "none";
 	ro.quiet = true;
+	ro.no_threads = pa_cli_no_threads();
+	ro.sz = sizeof(ro);
+	if (diff)
+		return fold_diff(argv[0], argv[1], &ro, max_mem, period, normalize, strip_hex);
 	const char *path = input ? input : "perf.data";
 	int status = 0;
 	struct pa_file *f = pa_cli_open(input, &status);
 	if (!f)
 		return status;
-	ro.no_threads = pa_cli_no_threads();
-	struct pa_err err = {0};
-	struct pa_session_opts so = {.sz = sizeof(so),
-	                             .max_memory = max_mem,
-	                             .no_reader_thread = pa_cli_no_threads(),
-	                             .keep_user_stacks = pa_cli_user_stacks(f),
-	                             .lazy_sample_loc = true};
-	struct pa_session *s = pa_session_new(f, &so, &err);
-	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	struct out_ctx o = {.out = stdout, .period = period};
-	if (!r || pa_report_run(r, &err)) {
-		status = pa_cli_fail("folded", path, &err);
-	} else {
-		int ret = pa_report_foreach_stack(r, print_stack, &o);
-		if (ret < 0 && !ferror(stdout)) {
-			fprintf(stderr, "pa: '%s': %s\n", path, pa_strerror(ret));
-			status = PA_EXIT_BADINPUT;
-		}
-		if (pa_file_was_truncated(f))
-			fprintf(stderr,
-			        "pa: '%s': warning: data cut short, folded up to the last "
-			        "complete record\n",
-			        path);
-	}
-	pa_report_free(r);
-	pa_session_free(s);
+	status = fold(f, path, &ro, max_mem, &o);
 	pa_file_close(f);
 	return status;
 }

@@ -15,6 +15,7 @@ static const struct cmd commands[] = {
 	{"archive", cmd_archive, "pack the symbols a perf.data needs, or --unpack them elsewhere"},
 	{"buildid-cache", cmd_buildid_cache, "manage the build-id cache (~/.debug), like perf's"},
 	{"buildid-list", cmd_buildid_list, "list the build-ids in a perf.data file"},
+	{"diff", cmd_diff, "compare recordings like perf diff (from any machines)"},
 	{"dump", cmd_dump, "print every record of a perf.data file, one per line"},
 	{"export", cmd_export, "write pprof's profile.proto or speedscope's JSON, symbols inside"},
 	{"folded", cmd_folded, "one line per unique stack (FlameGraph's folded format)"},

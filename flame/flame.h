@@ -19,9 +19,21 @@
  *   pa_flame, so freeing is one pass. Traversals are iterative (no
  *   recursion on stack depth).
  *
+ * - A differential graph is one tree with two values per frame: stacks
+ *   added after pa_flame_set_baseline(fg, true) count as the baseline
+ *   profile, the others as the new one. The graph keeps the new profile's
+ *   shape (widths, order, minwidth); a frame's colour says how its self
+ *   share changed (growth red, shrink blue, white unchanged). Frames only
+ *   in the baseline have no width: they are not drawn, their parent's hover
+ *   text and the legend count them.
+ *
  * Lifecycle: pa_flame_new() -> pa_flame_add_stack() / pa_flame_add_folded()
- * / pa_flame_read_folded() any number of times -> pa_flame_write() (may be
- * called more than once) -> pa_flame_free().
+ * / pa_flame_read_folded() any number of times (a differential graph: the
+ * baseline's between pa_flame_set_baseline(fg, true) and (fg, false)) ->
+ * pa_flame_write() (may be called more than once) -> pa_flame_free().
+ *
+ * Folded differences (struct pa_flame_diff) are separate: two folded
+ * inputs merged into FlameGraph's difffolded.pl text.
  */
 #ifndef PA_FLAME_H
 #define PA_FLAME_H
@@ -71,6 +83,10 @@ struct pa_flame_opts {
 	double minwidth;
 	bool inverted; /* icicle graph: root at the top, stacks grow down */
 	enum pa_flame_palette palette;
+	/* Differential graphs: colour by the change of self samples instead of
+	 * the change of self share (each side's self samples over its total,
+	 * which is the default: difffolded.pl -n's normalisation). */
+	bool diff_raw;
 };
 
 /* One frame as pa_flame_foreach_frame() shows it. */
@@ -82,6 +98,8 @@ struct pa_flame_frame {
 	uint64_t value; /* this frame and everything it calls */
 	uint64_t self;  /* value minus the children's values */
 	uint64_t x;     /* sum of the values of the frames left of it in its row */
+	uint64_t base;  /* differential graphs: the baseline's value, else 0 */
+	uint64_t base_self;
 };
 
 struct pa_flame;
@@ -91,6 +109,12 @@ struct pa_flame;
 /* Returns NULL and sets errno (ENOMEM). Free with pa_flame_free(). */
 struct pa_flame *pa_flame_new(void);
 void pa_flame_free(struct pa_flame *fg);
+
+/* From now on (on) or no longer (!on), stacks added belong to the
+ * baseline profile: the graph becomes a differential one (for good). */
+void pa_flame_set_baseline(struct pa_flame *fg, bool on);
+/* Has a baseline been set (pa_flame_set_baseline)? */
+bool pa_flame_is_diff(const struct pa_flame *fg);
 
 /* Add one stack: frames[0] is the outermost frame, frames[n-1] the leaf.
  * kinds may be NULL (all PA_FLAME_USER). n == 0 adds value to the root
@@ -117,6 +141,8 @@ int pa_flame_read_folded(struct pa_flame *fg, FILE *in, struct pa_err *err);
 /* ---- reading ---- */
 
 uint64_t pa_flame_total(const struct pa_flame *fg);
+/* The baseline's total (differential graphs; else 0). */
+uint64_t pa_flame_base_total(const struct pa_flame *fg);
 /* Frames including the root. */
 size_t pa_flame_frame_count(const struct pa_flame *fg);
 
@@ -140,5 +166,39 @@ int pa_flame_palette_from_name(const char *name, enum pa_flame_palette *pal);
  * fclose(). */
 int pa_flame_write(struct pa_flame *fg, FILE *out, enum pa_flame_format fmt,
 		   const struct pa_flame_opts *opts, struct pa_err *err);
+
+/* ---- folded differences (difffolded.pl) ----
+ *
+ * Lines of two folded inputs, side 0 (the baseline) and side 1 (the new
+ * profile), merged by stack and written as "STACK COUNT0 COUNT1", one line
+ * per stack that either side has, 0 where a side lacks it: the output of
+ * FlameGraph's difffolded.pl, byte for byte, except the order of the
+ * lines (the script prints them in Perl's hash order, which changes from
+ * run to run; here they are sorted by the stack's bytes). Its rules:
+ * - a line is "STACK COUNT": COUNT (digits, optionally ".digits") follows
+ *   the last blank; the stack is what precedes that one blank (a second
+ *   blank before it stays in the stack); one trailing "\n" is dropped, a
+ *   "\r" is not. A line without a count (blank lines too) names the empty
+ *   stack with no count: it prints as " 0 0".
+ * - strip_hex: each "0x" followed by hex digits becomes "0x..." before
+ *   the stacks are merged (-s).
+ * - normalize (-n): when the totals differ, COUNT0 becomes
+ *   int(COUNT0 * TOTAL1 / TOTAL0), computed as Perl computes it (an exact
+ *   integer division where it divides, else in doubles, truncated). A
+ *   baseline total of 0 is an error where the script dies dividing.
+ * - counts: whole numbers add exactly; fractions are doubles, printed with
+ *   15 significant digits like Perl. */
+struct pa_flame_diff;
+
+/* NULL and errno (ENOMEM). Free with pa_flame_diff_free(). */
+struct pa_flame_diff *pa_flame_diff_new(bool strip_hex);
+void pa_flame_diff_free(struct pa_flame_diff *d);
+/* One line (with or without its "\n") for side 0 or 1. 0, -EINVAL,
+ * -ENOMEM or -PA_ERR_LIMIT. */
+int pa_flame_diff_add(struct pa_flame_diff *d, int side, const char *line, size_t len);
+/* Every line of in for side. */
+int pa_flame_diff_read(struct pa_flame_diff *d, int side, FILE *in, struct pa_err *err);
+/* Write the merged lines (sorted by stack). May be called again. */
+int pa_flame_diff_write(struct pa_flame_diff *d, FILE *out, bool normalize, struct pa_err *err);
 
 #endif

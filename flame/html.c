@@ -12,6 +12,40 @@
 
 #define PER_LINE 8 /* frames per line of data, for readable diffs */
 
+/* A differential graph's key (styled by html.css, #legend). */
+static void put_legend(FILE *out, const struct pa_flame *fg, const struct pa_flame_conf *c)
+{
+	char num[2][32], ch[64];
+	int rgb[3];
+	struct pa_flame_conf scale = *c;
+	scale.max_change = 1;
+	fputs("<div id=\"legend\"><span class=\"scale\">", out);
+	for (int i = -3; i <= 3; i++) {
+		pa_flame_diff_colour(&scale, i / 3.0, rgb);
+		fprintf(out, "<i style=\"background:rgb(%d,%d,%d)\"></i>", rgb[0], rgb[1], rgb[2]);
+	}
+	fprintf(out,
+		"</span> <b>shrank</b> / unchanged / <b>grew</b>: colour is the change of each "
+		"frame&#39;s self %s from the baseline (strongest %s). Widths: the new profile, ",
+		c->diff_raw ? "samples" : "share", pa_flame_change_str(ch, c, c->max_change));
+	fprintf(out, "%s ", pa_flame_commas(num[0], fg->root->value));
+	pa_flame_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
+	fprintf(out, "; baseline %s.<br><i class=\"new\"></i> only in new. ",
+		pa_flame_commas(num[1], fg->root->base));
+	if (c->base_only_frames) {
+		fprintf(out, "<span id=\"base-only\">Frames only in the baseline: %s (%s ",
+			pa_flame_commas(num[0], c->base_only_frames),
+			pa_flame_commas(num[1], c->base_only_value));
+		pa_flame_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
+		fputs("), not drawn: they have no width in the new profile; their parents&#39; "
+		      "details count them.</span>",
+		      out);
+	} else {
+		fputs("<span id=\"base-only\">No frame is only in the baseline.</span>", out);
+	}
+	fputs("</div>\n", out);
+}
+
 int pa_flame_write_html(struct pa_flame *fg, FILE *out, const struct pa_flame_conf *c)
 {
 	uint64_t total = fg->root->value;
@@ -51,6 +85,8 @@ int pa_flame_write_html(struct pa_flame *fg, FILE *out, const struct pa_flame_co
 		pa_flame_put_xml(out, c->subtitle, strlen(c->subtitle), SIZE_MAX);
 		fputs("</p>\n", out);
 	}
+	if (c->diff)
+		put_legend(out, fg, c);
 	fputs("<nav id=\"controls\">"
 	      "<button id=\"reset\" type=\"button\" disabled title=\"Escape\">Reset zoom</button>"
 	      "<span id=\"matched\"></span>"
@@ -71,7 +107,12 @@ int pa_flame_write_html(struct pa_flame *fg, FILE *out, const struct pa_flame_co
 		fputs(i ? (i % PER_LINE ? "," : ",\n") : "\n", out);
 		pa_put_json_str(out, nm->s, nm->len);
 	}
-	fputs("],\n\"frames\": [", out);
+	if (c->diff)
+		fprintf(out, "],\n\"diff\": {\"base\": %llu, \"raw\": %s},\n\"stride\": 11",
+			(unsigned long long)fg->root->base, c->diff_raw ? "true" : "false");
+	else
+		fputs("],\n\"stride\": 5", out);
+	fputs(",\n\"frames\": [", out);
 	uint64_t k = 0;
 	for (struct pa_flame_node *n = fg->root; total && n;) {
 		if (!pa_flame_visible(c, n->value, total)) {
@@ -81,6 +122,18 @@ int pa_flame_write_html(struct pa_flame *fg, FILE *out, const struct pa_flame_co
 		fprintf(out, "%s%u,%u,%u,%llu,%llu", k ? (k % PER_LINE ? "," : ",\n") : "\n",
 			n->depth, slot[n->name], n->kind, (unsigned long long)n->x,
 			(unsigned long long)n->value);
+		if (c->diff) {
+			/* self, baseline value and self, colour, flags (1: only in
+			 * new), baseline value of callees only in the baseline */
+			struct pa_flame_delta d;
+			int rgb[3];
+			pa_flame_delta(fg, c, n, &d);
+			pa_flame_diff_colour(c, d.self_change, rgb);
+			fprintf(out, ",%llu,%llu,%llu,%d,%d,%llu", (unsigned long long)d.self,
+				(unsigned long long)n->base, (unsigned long long)d.base_self,
+				rgb[0] << 16 | rgb[1] << 8 | rgb[2], d.only_new ? 1 : 0,
+				(unsigned long long)d.base_only);
+		}
 		k++;
 		n = pa_flame_next(n, false);
 	}

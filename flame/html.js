@@ -1,26 +1,30 @@
 /* html.js - the script of pa's HTML flame graphs (embedded by flame/html.c).
  * Reads PA_FLAME: names, and frames as (depth, name index, kind, x, width)
- * in preorder. Draws the frames wider than half a pixel of the current zoom
- * as positioned <div class="f"> elements (so a big graph costs what is
- * visible, not what exists). Click a frame to zoom into it, click an
+ * in preorder; differential graphs (PA_FLAME.diff) add six numbers per frame
+ * (self, baseline value, baseline self, colour as 0xRRGGBB, flags: 1 only in
+ * new, baseline value of callees only in the baseline): the colours are
+ * flame/out.c's, the script only shows them. Draws the frames wider than
+ * half a pixel of the current zoom as positioned <div class="f"> elements
+ * (so a big graph costs what is visible, not what exists). Click a frame to zoom into it, click an
  * ancestor (faded) or Escape to zoom out; the search box takes a regular
  * expression, paints matches and shows their share; hovering shows a
  * tooltip. #s=REGEX in the URL searches on load.
  * Must not contain the closing script tag. */
 (function () {
 	"use strict";
-	var P = PA_FLAME, F = P.frames, names = P.names, n = (F.length / 5) | 0;
+	var P = PA_FLAME, F = P.frames, names = P.names, S = P.stride || 5, n = (F.length / S) | 0;
+	var DIFF = P.diff || null;
 	var KIND = ["user", "kernel", "JIT", "inlined"];
 	var ROW = 17, MINPX = 0.5, SEARCH_BG = "rgb(230,0,230)";
 	var depth = new Int32Array(n), nm = new Int32Array(n), kind = new Uint8Array(n);
 	var X = new Float64Array(n), W = new Float64Array(n), end = new Int32Array(n), parent = new Int32Array(n);
 	var maxDepth = 0, stack = [], i;
 	for (i = 0; i < n; i++) {
-		depth[i] = F[5 * i];
-		nm[i] = F[5 * i + 1];
-		kind[i] = F[5 * i + 2];
-		X[i] = F[5 * i + 3];
-		W[i] = F[5 * i + 4];
+		depth[i] = F[S * i];
+		nm[i] = F[S * i + 1];
+		kind[i] = F[S * i + 2];
+		X[i] = F[S * i + 3];
+		W[i] = F[S * i + 4];
 		while (stack.length && depth[stack[stack.length - 1]] >= depth[i])
 			end[stack.pop()] = i;
 		parent[i] = stack.length ? stack[stack.length - 1] : -1;
@@ -50,6 +54,10 @@
 		return h >>> 0;
 	}
 	function colour(j) {
+		if (DIFF) {
+			var c = F[S * j + 8];
+			return "rgb(" + ((c >> 16) & 255) + "," + ((c >> 8) & 255) + "," + (c & 255) + ")";
+		}
 		var key = nm[j] * 4 + kind[j];
 		if (colours[key])
 			return colours[key];
@@ -87,7 +95,7 @@
 
 	function box(j, left, width, cls) {
 		var e = document.createElement("div");
-		e.className = "f" + cls + (match && match[j] ? " m" : "");
+		e.className = "f" + cls + (match && match[j] ? " m" : "") + (DIFF ? (F[S * j + 9] & 1 ? " d n" : " d") : "");
 		e.style.left = left.toFixed(2) + "px";
 		e.style.width = width.toFixed(2) + "px";
 		e.style.top = top(depth[j]) + "px";
@@ -135,6 +143,28 @@
 		return t;
 	}
 
+	/* a differential graph's lines: baseline, changes, what is only on one side */
+	function signed(v, digits) {
+		return (v < 0 ? "-" : "+") + Math.abs(v).toFixed(digits);
+	}
+	/* as flame/out.c's pa_flame_change_str() prints it */
+	function change(nv, bv) {
+		if (DIFF.raw)
+			return signed(nv - bv, 0) + " " + P.unit;
+		return signed((P.total ? (100 * nv) / P.total : 0) - (DIFF.base ? (100 * bv) / DIFF.base : 0), 2) + " pp";
+	}
+	function diffLines(j) {
+		var o = S * j, self = F[o + 5], base = F[o + 6], bself = F[o + 7], flags = F[o + 9], left = F[o + 10];
+		var t = ["self " + commas(self) + " " + P.unit + ", " + pct(self, P.total) +
+			 " of all; baseline " + commas(base) + " " + P.unit + ", " + pct(base, DIFF.base) + ", self " + pct(bself, DIFF.base),
+			 "change: self " + change(self, bself) + ", total " + change(W[j], base)];
+		if (flags & 1)
+			t.push("only in new");
+		if (left)
+			t.push(commas(left) + " baseline " + P.unit + " in callees only in baseline (not drawn)");
+		return t;
+	}
+
 	function showTip(j, cx, cy) {
 		tip.replaceChildren();
 		var b = document.createElement("b");
@@ -152,6 +182,13 @@
 			p.textContent = pct(W[j], W[parent[j]]) + " of " + names[nm[parent[j]]];
 			tip.appendChild(p);
 		}
+		var lines = DIFF ? diffLines(j) : [];
+		for (var l = 0; l < lines.length; l++) {
+			var dl = document.createElement("div");
+			dl.className = "diff";
+			dl.textContent = lines[l];
+			tip.appendChild(dl);
+		}
 		tip.hidden = false;
 		var r = tip.getBoundingClientRect(), x = cx + 14, y = cy + 14;
 		if (x + r.width > window.innerWidth - 4)
@@ -160,7 +197,7 @@
 			y = Math.max(4, cy - r.height - 14);
 		tip.style.left = x + "px";
 		tip.style.top = y + "px";
-		details.textContent = names[nm[j]] + " (" + describe(j) + ")";
+		details.textContent = names[nm[j]] + " (" + describe(j) + ")" + (lines.length ? "; " + lines.join("; ") : "");
 	}
 	function hideTip() {
 		tip.hidden = true;

@@ -18,7 +18,8 @@
 struct pa_flame_node {
 	struct pa_flame_node *parent, *child, *next;
 	uint64_t value;
-	uint64_t x; /* valid after pa_flame_prepare() */
+	uint64_t base; /* the baseline's value (differential graphs) */
+	uint64_t x;    /* valid after pa_flame_prepare() */
 	uint32_t id, name, depth;
 	uint8_t kind;
 };
@@ -42,6 +43,8 @@ struct pa_flame {
 	uint32_t nnames, names_cap;
 	uint32_t *name_tab;
 	size_t name_tab_cap;
+	bool baseline;    /* stacks added now go to base (pa_flame_set_baseline) */
+	bool diff;        /* a baseline was set: a differential graph */
 	bool ranks_stale; /* names added since the last rank_names() */
 	bool order_stale; /* stacks added since the last pa_flame_prepare() */
 };
@@ -83,7 +86,28 @@ struct pa_flame_conf {
 	double minwidth; /* percent; 0 keeps everything */
 	bool inverted;
 	enum pa_flame_palette palette;
+	/* differential graphs (fg->diff): the largest |self change| of the
+	 * frames drawn, and the baseline-only frames left out */
+	bool diff, diff_raw;
+	double max_change;
+	uint64_t base_only_frames, base_only_value;
 };
+
+/* A drawn frame's numbers in a differential graph. Changes are percentage
+ * points of each side's total, or samples with diff_raw. */
+struct pa_flame_delta {
+	uint64_t self, base_self;
+	uint64_t base_only; /* baseline value of children that only the baseline has */
+	double self_change, total_change;
+	bool only_new;
+};
+void pa_flame_delta(const struct pa_flame *fg, const struct pa_flame_conf *c,
+		    const struct pa_flame_node *n, struct pa_flame_delta *d);
+/* The colour of a change: white for none, red growth, blue shrink, more
+ * saturated towards max_change. */
+void pa_flame_diff_colour(const struct pa_flame_conf *c, double change, int rgb[3]);
+/* "+1.23 pp" / "-4 samples" into buf (64 bytes). */
+const char *pa_flame_change_str(char *buf, const struct pa_flame_conf *c, double change);
 int pa_flame_conf_init(struct pa_flame_conf *c, const struct pa_flame_opts *opts,
 		       enum pa_flame_format fmt, struct pa_err *err);
 /* Is the frame wide enough to be drawn? */

@@ -158,6 +158,7 @@ int pa_flame_conf_init(struct pa_flame_conf *c, const struct pa_flame_opts *opts
 	    .minwidth = o.minwidth,
 	    .inverted = o.inverted,
 	    .palette = o.palette,
+	    .diff_raw = o.diff_raw,
 	};
 	if (c->width < 100 || c->width > 1000000)
 		return pa_err_set(err, PA_ERR_USAGE, "width %u out of range (100 to 1000000)",
@@ -171,6 +172,86 @@ int pa_flame_conf_init(struct pa_flame_conf *c, const struct pa_flame_opts *opts
 	return 0;
 }
 
+/* ---- differential graphs ---- */
+
+void pa_flame_delta(const struct pa_flame *fg, const struct pa_flame_conf *c,
+		    const struct pa_flame_node *n, struct pa_flame_delta *d)
+{
+	uint64_t kids = 0, base_kids = 0, base_only = 0;
+	for (const struct pa_flame_node *k = n->child; k; k = k->next) {
+		kids += k->value;
+		base_kids += k->base;
+		if (!k->value)
+			base_only += k->base;
+	}
+	uint64_t total = fg->root->value, btotal = fg->root->base;
+	*d = (struct pa_flame_delta){
+	    .self = n->value - kids,
+	    .base_self = n->base - base_kids,
+	    .base_only = base_only,
+	    .only_new = !n->base,
+	};
+	if (c->diff_raw) {
+		d->self_change = (double)d->self - (double)d->base_self;
+		d->total_change = (double)n->value - (double)n->base;
+		return;
+	}
+	double nt = total ? 100.0 / (double)total : 0, bt = btotal ? 100.0 / (double)btotal : 0;
+	d->self_change = (double)d->self * nt - (double)d->base_self * bt;
+	d->total_change = (double)n->value * nt - (double)n->base * bt;
+}
+
+/* Growth goes from white to red, shrink from white to blue, in
+ * proportion to the change over the largest one drawn (flamegraph.pl's
+ * differential scale); the darkest end keeps black labels legible. */
+void pa_flame_diff_colour(const struct pa_flame_conf *c, double change, int rgb[3])
+{
+	double t = c->max_change > 0 ? change / c->max_change : 0;
+	if (t > 1)
+		t = 1;
+	if (t < -1)
+		t = -1;
+	int fade = (int)(255.5 - 190.0 * (t < 0 ? -t : t));
+	if (t > 0)
+		rgb[0] = 255, rgb[1] = rgb[2] = fade;
+	else if (t < 0)
+		rgb[0] = rgb[1] = fade, rgb[2] = 255;
+	else
+		rgb[0] = rgb[1] = rgb[2] = 255;
+}
+
+const char *pa_flame_change_str(char *buf, const struct pa_flame_conf *c, double change)
+{
+	if (c->diff_raw)
+		snprintf(buf, 64, "%+.0f %s", change, c->unit);
+	else
+		snprintf(buf, 64, "%+.2f pp", change);
+	return buf;
+}
+
+/* The differential graph's scale and what it leaves out. */
+static void diff_conf(struct pa_flame *fg, struct pa_flame_conf *c)
+{
+	uint64_t total = fg->root->value;
+	c->diff = true;
+	for (struct pa_flame_node *n = fg->root; total && n;) {
+		if (!pa_flame_visible(c, n->value, total)) {
+			if (!n->value && n->base && n->parent && n->parent->value) {
+				c->base_only_frames++;
+				c->base_only_value += n->base;
+			}
+			n = pa_flame_next(n, true);
+			continue;
+		}
+		struct pa_flame_delta d;
+		pa_flame_delta(fg, c, n, &d);
+		double a = d.self_change < 0 ? -d.self_change : d.self_change;
+		if (a > c->max_change)
+			c->max_change = a;
+		n = pa_flame_next(n, false);
+	}
+}
+
 int pa_flame_write(struct pa_flame *fg, FILE *out, enum pa_flame_format fmt,
 		   const struct pa_flame_opts *opts, struct pa_err *err)
 {
@@ -182,6 +263,8 @@ int pa_flame_write(struct pa_flame *fg, FILE *out, enum pa_flame_format fmt,
 		return rc;
 	if ((rc = pa_flame_prepare(fg)))
 		return pa_err_set(err, rc, "%s", pa_strerror(rc));
+	if (fg->diff)
+		diff_conf(fg, &c);
 	rc = fmt == PA_FLAME_SVG ? pa_flame_write_svg(fg, out, &c)
 				 : pa_flame_write_html(fg, out, &c);
 	if (rc)

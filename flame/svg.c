@@ -12,6 +12,7 @@
 #define FONT_SIZE  12
 #define FONT_W     0.59 /* average glyph width per font size, as flamegraph.pl */
 #define SEARCH_RGB "rgb(230,0,230)"
+#define LEGEND_H   (FONT_SIZE * 3) /* differential graphs: the key under the title */
 
 static const char *const kind_words[PA_FLAME_NKINDS] = {NULL, "kernel", "JIT", "inlined"};
 
@@ -49,9 +50,15 @@ static void put_frame(FILE *out, const struct pa_flame *fg, const struct pa_flam
 	double y1 = c->inverted
 			? ytop + (double)n->depth * FRAME_H
 			: height - (FONT_SIZE * 2 + 10) - (double)(n->depth + 1) * FRAME_H + 1;
-	char num[32];
+	char num[32], ch[2][64];
 	int rgb[3];
-	pa_flame_colour(c->palette, (enum pa_flame_kind)n->kind, nm->hash, has_cxx(nm), rgb);
+	struct pa_flame_delta d = {0};
+	if (c->diff) {
+		pa_flame_delta(fg, c, n, &d);
+		pa_flame_diff_colour(c, d.self_change, rgb);
+	} else {
+		pa_flame_colour(c->palette, (enum pa_flame_kind)n->kind, nm->hash, has_cxx(nm), rgb);
+	}
 	fprintf(out, "<g data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\"><title>",
 		(unsigned long long)n->x, (unsigned long long)n->value, n->depth);
 	pa_flame_put_xml(out, nm->s, nm->len, SIZE_MAX);
@@ -60,14 +67,73 @@ static void put_frame(FILE *out, const struct pa_flame *fg, const struct pa_flam
 	fprintf(out, ", %.2f%%", 100.0 * (double)n->value / (double)total);
 	if (kind_words[n->kind])
 		fprintf(out, ", %s", kind_words[n->kind]);
+	if (c->diff) {
+		/* (no parenthesis inside: svg.js takes the name up to the last " (") */
+		uint64_t bt = fg->root->base;
+		fprintf(out, "; baseline %s, %.2f%%; self %s, total %s",
+			pa_flame_commas(num, n->base), bt ? 100.0 * (double)n->base / (double)bt : 0.0,
+			pa_flame_change_str(ch[0], c, d.self_change),
+			pa_flame_change_str(ch[1], c, d.total_change));
+		if (d.only_new)
+			fputs("; only in new", out);
+		if (d.base_only)
+			fprintf(out, "; %s baseline %s in callees only in baseline, not drawn",
+				pa_flame_commas(num, d.base_only), c->unit);
+	}
 	fprintf(
 	    out,
 	    ")</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"2\" ry=\"2\" "
-	    "fill=\"rgb(%d,%d,%d)\"/><text x=\"%.2f\" y=\"%.1f\">",
-	    x1, y1, x2 - x1, FRAME_H - 1, rgb[0], rgb[1], rgb[2], x1 + 3,
-	    y1 + FRAME_H / 2.0 + FONT_SIZE / 3.0 + 0.5);
+	    "fill=\"rgb(%d,%d,%d)\"%s/><text x=\"%.2f\" y=\"%.1f\">",
+	    x1, y1, x2 - x1, FRAME_H - 1, rgb[0], rgb[1], rgb[2],
+	    !c->diff     ? ""
+	    : d.only_new ? " class=\"new\""
+			 : " class=\"diff\"",
+	    x1 + 3, y1 + FRAME_H / 2.0 + FONT_SIZE / 3.0 + 0.5);
 	put_label(out, nm, x2 - x1);
 	fputs("</text></g>\n", out);
+}
+
+/* A differential graph's key, two lines: the colour scale (seven
+ * swatches, blue through white to red) and what it means; the outline of
+ * frames only in the new profile and what was left out. */
+static void put_legend(FILE *out, const struct pa_flame *fg, const struct pa_flame_conf *c,
+		       double y)
+{
+	char num[2][32], ch[64];
+	int rgb[3];
+	struct pa_flame_conf scale = *c;
+	scale.max_change = 1;
+	fputs("<g id=\"legend\">\n", out);
+	for (int i = -3; i <= 3; i++) {
+		pa_flame_diff_colour(&scale, i / 3.0, rgb);
+		fprintf(out,
+			"<rect x=\"%d\" y=\"%.1f\" width=\"16\" height=\"12\" fill=\"rgb(%d,%d,%d)\" "
+			"stroke=\"#888\" stroke-width=\"0.5\"/>\n",
+			XPAD + (i + 3) * 16, y + 1, rgb[0], rgb[1], rgb[2]);
+	}
+	fprintf(out, "<text x=\"%d\" y=\"%.1f\">shrank / unchanged / grew: colour is the change of "
+		"each frame&#39;s self %s from the baseline (strongest %s). Widths: the new profile, ",
+		XPAD + 7 * 16 + 6, y + 11, c->diff_raw ? "samples" : "share",
+		pa_flame_change_str(ch, c, c->max_change));
+	fprintf(out, "%s ", pa_flame_commas(num[0], fg->root->value));
+	pa_flame_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
+	fprintf(out, "; baseline %s.</text>\n", pa_flame_commas(num[1], fg->root->base));
+	fprintf(out,
+		"<rect x=\"%d\" y=\"%.1f\" width=\"16\" height=\"12\" fill=\"#fff\" stroke=\"#000\" "
+		"stroke-dasharray=\"3,2\"/>\n<text x=\"%d\" y=\"%.1f\">only in new. ",
+		XPAD, y + 18, XPAD + 22, y + 28);
+	if (c->base_only_frames) {
+		fprintf(out, "Frames only in the baseline: %s (%s ",
+			pa_flame_commas(num[0], c->base_only_frames),
+			pa_flame_commas(num[1], c->base_only_value));
+		pa_flame_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
+		fputs("), not drawn: they have no width in the new profile; their parents&#39; "
+		      "details count them.",
+		      out);
+	} else {
+		fputs("No frame is only in the baseline.", out);
+	}
+	fputs("</text>\n</g>\n", out);
 }
 
 int pa_flame_write_svg(struct pa_flame *fg, FILE *out, const struct pa_flame_conf *c)
@@ -83,7 +149,8 @@ int pa_flame_write_svg(struct pa_flame *fg, FILE *out, const struct pa_flame_con
 			maxd = n->depth;
 		n = pa_flame_next(n, false);
 	}
-	double ytop = FONT_SIZE * 3 + (c->subtitle ? FONT_SIZE * 2 : 0);
+	double legend_y = FONT_SIZE * 3 + (c->subtitle ? FONT_SIZE * 2 : 0);
+	double ytop = legend_y + (c->diff ? LEGEND_H : 0);
 	double height = (double)(maxd + 1) * FRAME_H + ytop + FONT_SIZE * 2 + 10;
 	unsigned w = c->width;
 
@@ -111,6 +178,9 @@ int pa_flame_write_svg(struct pa_flame *fg, FILE *out, const struct pa_flame_con
 	    "#frames text { pointer-events: none; }\n"
 	    ".hide { display: none; }\n"
 	    ".parent { opacity: 0.5; }\n"
+	    "rect.diff { stroke: #b0b0b0; stroke-width: 0.5; }\n"
+	    "rect.new { stroke: #000; stroke-width: 1; stroke-dasharray: 3,2; }\n"
+	    "#legend text { font-size: 11px; }\n"
 	    "</style>\n"
 	    "<script type=\"text/ecmascript\"><![CDATA[\n"
 	    "var pa_fg = {width: %u, xpad: %d, fontsize: %d, fontwidth: %.2f, total: %llu, "
@@ -130,6 +200,8 @@ int pa_flame_write_svg(struct pa_flame *fg, FILE *out, const struct pa_flame_con
 		pa_flame_put_xml(out, c->subtitle, strlen(c->subtitle), SIZE_MAX);
 		fputs("</text>\n", out);
 	}
+	if (c->diff)
+		put_legend(out, fg, c, legend_y);
 	fprintf(out,
 		"<text id=\"details\" x=\"%d\" y=\"%.0f\">%s</text>\n"
 		"<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n"

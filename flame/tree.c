@@ -188,7 +188,7 @@ struct frame_in {
  * Nothing is added unless every frame was found or created. */
 static int add_path(struct pa_flame *fg, const struct frame_in *f, size_t n, uint64_t value)
 {
-	if (value > UINT64_MAX - fg->root->value)
+	if (value > UINT64_MAX - (fg->baseline ? fg->root->base : fg->root->value))
 		return -PA_ERR_LIMIT;
 	if (n >= MAX_NODES)
 		return -PA_ERR_LIMIT;
@@ -202,10 +202,25 @@ static int add_path(struct pa_flame *fg, const struct frame_in *f, size_t n, uin
 		if (!leaf)
 			return rc;
 	}
-	for (struct pa_flame_node *p = leaf; p; p = p->parent)
-		p->value += value;
+	for (struct pa_flame_node *p = leaf; p; p = p->parent) {
+		if (fg->baseline)
+			p->base += value;
+		else
+			p->value += value;
+	}
 	fg->order_stale = true; /* new frames to sort, or x offsets to move */
 	return 0;
+}
+
+void pa_flame_set_baseline(struct pa_flame *fg, bool on)
+{
+	fg->baseline = on;
+	fg->diff |= on;
+}
+
+bool pa_flame_is_diff(const struct pa_flame *fg)
+{
+	return fg->diff;
 }
 
 int pa_flame_add_stack(struct pa_flame *fg, const char *const *frames, const uint8_t *kinds,
@@ -439,6 +454,11 @@ uint64_t pa_flame_total(const struct pa_flame *fg)
 	return fg->root->value;
 }
 
+uint64_t pa_flame_base_total(const struct pa_flame *fg)
+{
+	return fg->root->base;
+}
+
 size_t pa_flame_frame_count(const struct pa_flame *fg)
 {
 	return fg->nnodes;
@@ -454,9 +474,11 @@ int pa_flame_foreach_frame(struct pa_flame *fg, pa_flame_frame_fn fn, void *ctx)
 			n = pa_flame_next(n, true);
 			continue;
 		}
-		uint64_t kids = 0;
-		for (struct pa_flame_node *c = n->child; c; c = c->next)
+		uint64_t kids = 0, base_kids = 0;
+		for (struct pa_flame_node *c = n->child; c; c = c->next) {
 			kids += c->value;
+			base_kids += c->base;
+		}
 		const struct pa_flame_name *nm = &fg->names[n->name];
 		struct pa_flame_frame f = {
 		    .name = nm->s,
@@ -466,6 +488,8 @@ int pa_flame_foreach_frame(struct pa_flame *fg, pa_flame_frame_fn fn, void *ctx)
 		    .value = n->value,
 		    .self = n->value - kids,
 		    .x = n->x,
+		    .base = n->base,
+		    .base_self = n->base - base_kids,
 		};
 		if ((rc = fn(ctx, &f)))
 			return rc;

@@ -238,6 +238,9 @@ struct pa_key_def {
 	uint64_t (*hash)(const struct hkey *k);
 	/* perf's se_sort (its output tree), as a sign */
 	int (*sort)(const struct hkey *a, const struct hkey *b);
+	/* perf diff's collapse: what makes entries of two recordings one
+	 * (names, never addresses or pointers: the symbol key by name) */
+	int (*diff)(const struct hkey *a, const struct hkey *b);
 	size_t (*natural_width)(const struct hkey *k);
 	/* the cell in width; last: it ends the line */
 	int (*format)(char *buf, size_t size, const struct hkey *k, int width, bool last);
@@ -285,6 +288,20 @@ struct cg_entry {
 void pa_key_of_entry(const struct cg_entry *e, struct hkey *k);
 int pa_report_entry_cmp(const struct pa_report *r, const struct cg_entry *existing,
 			const struct cg_entry *e);
+
+/* print.c, for diff.c: an event's entries as perf report --no-children
+ * makes them: those it prints in its order, then its filtered ones;
+ * *nf_period: its non-filtered period. *out is malloc'ed. 0 or -ENOMEM. */
+struct pa_flat_row {
+	struct hkey k;
+	uint64_t period, count;
+	bool hidden; /* a filtered entry: paired and counted, not printed */
+};
+int pa_report_flat_rows(struct pa_report *r, unsigned evsel, struct pa_flat_row **out, size_t *n,
+                        uint64_t *nf_period);
+/* Which of r->keys perf's output leaves out (a column whose filter names
+ * one value): elided[i] for r->keys[i]. */
+void pa_report_elided_keys(const struct pa_report *r, bool *elided);
 
 size_t pa_cg_nr_entries(const struct pa_report *r);
 /* perf's hists__collapse_insert_entry found from equal to into (an entry

@@ -348,12 +348,13 @@ static int srcline_format(char *buf, size_t size, const struct hkey *k, int widt
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define SORT_KEY(n, h, f, sort_fn)                                                                 \
+#define SORT_KEY_DIFF(n, h, f, sort_fn, diff_fn)                                                   \
 	{                                                                                          \
 		.name = n, .header = h, .is_sort = true, .collapse = f##_collapse,                 \
-		.cmp = f##_cmp, .hash = f##_hash, .sort = sort_fn, .natural_width = f##_width,     \
-		.format = f##_format                                                               \
+		.cmp = f##_cmp, .hash = f##_hash, .sort = sort_fn, .diff = diff_fn,                \
+		.natural_width = f##_width, .format = f##_format                                   \
 	}
+#define SORT_KEY(n, h, f, sort_fn) SORT_KEY_DIFF(n, h, f, sort_fn, f##_collapse)
 
 const struct pa_key_def pa_keys[] = {
     [K_OVERHEAD] = {.name = "overhead", .header = "Overhead", .width = 8, .right = true},
@@ -367,12 +368,14 @@ const struct pa_key_def pa_keys[] = {
                 .cmp = comm_cmp,
                 .hash = comm_hash,
                 .sort = comm_cmp,
+                .diff = comm_collapse,
                 .natural_width = comm_width,
                 .format = comm_format},
     [K_PID] = SORT_KEY("pid", "    Pid:Command", tid, tid_cmp),
     [K_TID] = SORT_KEY("tid", "    Tid:Command", tid, tid_cmp),
     [K_DSO] = SORT_KEY("dso", "Shared Object", dso, dso_cmp),
-    [K_SYM] = SORT_KEY("sym", "Symbol", sym, sym_sort),
+    /* perf diff compares symbols by name (two recordings, two binaries) */
+    [K_SYM] = SORT_KEY_DIFF("sym", "Symbol", sym, sym_sort, sym_sort),
     [K_CPU] = SORT_KEY("cpu", "CPU", cpu, cpu_cmp),
     [K_PARENT] = SORT_KEY("parent", "Parent symbol", parent, parent_cmp),
     [K_CHILDREN] = {.name = "overhead_children", .alias = "children", .header = "Children",

@@ -82,7 +82,7 @@ static void compute_elide(const struct pa_report *r, bool *elide);
 
 /* Which sort keys perf's output sort (hist_entry__sort) skips: those
  * whose column is elided (a filter with one value, e.g. --comms head). */
-static void elided_keys(const struct pa_report *r, bool *elided)
+void pa_report_elided_keys(const struct pa_report *r, bool *elided)
 {
 	bool elide[16];
 	compute_elide(r, elide);
@@ -326,7 +326,7 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
 {
 	struct pa_rb a = {0}, b = {0}, c = {0};
 	struct cg_sort cs = {.r = r, .rows = rows, .nr_members = nr_members};
-	elided_keys(r, cs.elided);
+	pa_report_elided_keys(r, cs.elided);
 	bool order = collapse_is_order(r, rows, n);
 	bool sort = !merge && n_in == n && order;
 	int ret = 0;
@@ -475,9 +475,10 @@ out:
 /* Rows of one event group (members first..first+nr-1; a lone event is a
  * group of one): buckets -> collapsed rows in output order. *vals_out
  * holds the per-member sums the rows point into, nf the non-filtered
- * totals (member_nf_totals). */
+ * totals (member_nf_totals). *nr rows are printed; the others, up to
+ * *nr_all, are filtered entries (hidden) or rows merged into another. */
 static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_members, size_t *nr,
-                              uint64_t **vals_out, uint64_t *nf)
+                              size_t *nr_all, uint64_t **vals_out, uint64_t *nf)
 {
 	struct row *rows = malloc((r->nr_buckets + 1) * sizeof(*rows));
 	if (!rows)
@@ -533,7 +534,32 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 	}
 	free(ord);
 	*vals_out = vals;
+	*nr_all = n;
 	return rows;
+}
+
+int pa_report_flat_rows(struct pa_report *r, unsigned evsel, struct pa_flat_row **out, size_t *n,
+                        uint64_t *nf_period)
+{
+	uint64_t *vals = NULL, nf[2] = {0, 0};
+	size_t m = 0, all = 0, k = 0;
+	struct row *rows = build_rows(r, evsel, 1, &m, &all, &vals, nf);
+	struct pa_flat_row *fr = rows ? malloc((all + 1) * sizeof(*fr)) : NULL;
+	int ret = -ENOMEM;
+	if (!fr)
+		goto out;
+	for (size_t i = 0; i < all; i++)
+		if (i < m || !rows[i].merged)
+			fr[k++] = (struct pa_flat_row){rows[i].k, rows[i].vals[0], rows[i].vals[1],
+			                               i >= m};
+	*out = fr;
+	*n = k;
+	*nf_period = nf[0];
+	ret = 0;
+out:
+	free(rows);
+	free(vals);
+	return ret;
 }
 
 /* Rows of call-graph mode: perf's hist entries, in the order perf's
@@ -995,10 +1021,10 @@ static int index_printed_refs(struct pa_report *r, const struct row *rows, size_
 
 static int print_group(struct pa_report *r, FILE *out, const struct group *g, const bool *elide)
 {
-	size_t nr;
+	size_t nr, nr_all;
 	uint64_t *vals, nf[2 * 64];
 	struct row *rows = r->cgs ? build_cg_rows(r, g->first, g->nr, &nr, &vals, nf)
-	                          : build_rows(r, g->first, g->nr, &nr, &vals, nf);
+	                          : build_rows(r, g->first, g->nr, &nr, &nr_all, &vals, nf);
 	if (!rows)
 		return -ENOMEM;
 	if (mark_late_srclines(r, rows, nr, g->nr)) {

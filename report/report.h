@@ -259,4 +259,40 @@ typedef void (*pa_report_dso_note_fn)(void *ctx, const struct pa_dso *dso, bool 
 				      const char *why);
 void pa_report_foreach_dso_note(struct pa_report *r, pa_report_dso_note_fn fn, void *ctx);
 
+/* ---- perf diff (diff.c) ---------------------------------------------------
+ *
+ * r[0] is the baseline, r[1..n) the recordings compared with it: reports
+ * run with the same sort keys, no call chains. For each event of the
+ * baseline, perf 6.1's `perf diff` stdio output: entries matched by their
+ * keys' names (the symbol key by name, as perf diff compares symbols: two
+ * recordings of two builds pair), the other files' events matched by type
+ * and config, entries of the other files without a match added with no
+ * baseline (perf's dummies), sorted by the change of file `order` (0:
+ * none), the baseline's period, each file's change, the sort keys.
+ * Each report's own filters and --percentage apply to it.
+ *
+ * Limits: perf diff -v also prints long DSO names and symbol addresses
+ * (pa's -v lists the data files only); -c cycles (branch stacks) and
+ * --stream are not done; perf 6.1 keeps no sample for a --symbols name
+ * made of hex digits only (like "fa"), pa keeps the symbol's samples (as
+ * pa report does). */
+enum pa_diff_compute { PA_DIFF_DELTA, PA_DIFF_DELTA_ABS, PA_DIFF_RATIO, PA_DIFF_WDIFF };
+
+struct pa_diff_opts {
+	size_t sz;
+	enum pa_diff_compute compute; /* -c */
+	int64_t w1, w2;               /* -c wdiff:W1,W2 */
+	unsigned order;               /* -o: 1 by default */
+	bool period;                  /* -p: Base period / Period columns */
+	bool formula;                 /* -F: Formula columns */
+	bool baseline_only;           /* -b: only entries of the baseline with a pair */
+	bool quiet;                   /* -q: rows only */
+	bool verbose;                 /* -v: the data files' list also with two files */
+	double percent_limit;         /* pa's own: leave out entries whose every share is below */
+	const char *const *paths;     /* each file's name as given, for "# Data files" */
+};
+
+int pa_report_diff_print(struct pa_report *const *r, unsigned n, const struct pa_diff_opts *o,
+                         FILE *out, struct pa_err *err);
+
 #endif

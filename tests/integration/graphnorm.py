@@ -9,8 +9,8 @@ finds pa's output differs from perf's byte for byte may compare both through
 this filter: equal afterwards means the only difference is that order.
 Everything else is kept: rows, their order, every graph line's text (the
 '|' that marks a sibling as not the last one is blanked, since a sibling
-that moves may become the last). Lines of -g folded of equal value are put
-in one order too.
+that moves may become the last). Lines of -g folded and chains of -g flat
+of equal value are put in one order too.
 
   graphnorm.py < report.txt
 """
@@ -96,8 +96,41 @@ def folded_runs(lines):
     return out
 
 
+# -g flat: a chain is a block, its value alone on a line, its entries
+# below, a blank line after
+FLAT = re.compile(r"^ +(\d+(?:\.\d+)?%?)$")
+
+
+def flat_runs(lines):
+    """Runs of -g flat chains of equal value, each in one order."""
+    out, k = [], 0
+    while k < len(lines):
+        if not FLAT.match(lines[k]):
+            out.append(lines[k])
+            k += 1
+            continue
+        blocks = []
+        while k < len(lines) and FLAT.match(lines[k]):
+            e = k + 1
+            while e < len(lines) and lines[e].strip():
+                e += 1
+            e = min(e + 1, len(lines))  # the blank line ends the block
+            blocks.append((FLAT.match(lines[k]).group(1), lines[k:e]))
+            k = e
+        i = 0
+        while i < len(blocks):
+            j = i
+            while j < len(blocks) and blocks[j][0] == blocks[i][0]:
+                j += 1
+            blocks[i:j] = sorted(blocks[i:j], key=lambda b: b[1])
+            i = j
+        for _, text in blocks:
+            out.extend(text)
+    return out
+
+
 def main():
-    lines = folded_runs(sys.stdin.read().split("\n"))
+    lines = flat_runs(folded_runs(sys.stdin.read().split("\n")))
     out, graph = [], []
 
     def flush():
