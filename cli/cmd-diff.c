@@ -82,7 +82,7 @@ struct input {
 static void *read_input(void *arg)
 {
 	struct input *in = arg;
-	in->f = pa_file_open(in->path, NULL, &in->err);
+	in->f = pa_file_open(in->path, pa_cli_file_opts(), &in->err);
 	struct pa_session_opts so = {.sz = sizeof(so),
 	                             .no_callchains = true,
 	                             .max_memory = in->max_mem,

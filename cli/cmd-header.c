@@ -150,52 +150,71 @@ static void print_time(FILE *out, const char *what, uint64_t ns)
 		(ns % 1000000000u) / 1000u);
 }
 
+/* perf names a group's members by its evsels' names: those EVENT_DESC
+ * gives, else (a damaged EVENT_DESC) the names their attrs make. */
+static const char *member_name(struct pa_file *f, const struct pa_header_info *h, uint32_t idx,
+			       char *buf, size_t size)
+{
+	if (h->event_desc)
+		return h->event_desc[idx].name;
+	return pa_evsel_name(pa_file_evsel(f, idx), buf, size);
+}
+
 static void print_groups(FILE *out, struct pa_file *f, const struct pa_header_info *h)
 {
 	/* GROUP_DESC names leaders by evsel index; members follow them. */
+	uint32_t nr = h->event_desc ? h->nr_event_desc : pa_file_nr_evsels(f);
+	char buf[256];
 	for (uint32_t g = 0; g < h->nr_groups; g++) {
 		const struct pa_group_desc *d = &h->groups[g];
 		if (d->nr_members <= 1)
 			continue;
-		const struct pa_event_desc *ev = h->event_desc;
 		/* in 64 bits: both come from the file, their u32 sum may wrap */
-		if (!ev || (uint64_t)d->leader_idx + d->nr_members > h->nr_event_desc)
+		if ((uint64_t)d->leader_idx + d->nr_members > nr)
 			continue;
 		/* perf writes "{anon_group}" for groups without a name */
 		const char *gname = d->name && strcmp(d->name, "{anon_group}") ? d->name : "";
-		fprintf(out, "# group: %s{%s", gname, ev[d->leader_idx].name);
+		fprintf(out, "# group: %s{%s", gname, member_name(f, h, d->leader_idx, buf, sizeof(buf)));
 		for (uint32_t m = 1; m < d->nr_members; m++)
-			fprintf(out, ",%s", ev[d->leader_idx + m].name);
+			fprintf(out, ",%s", member_name(f, h, d->leader_idx + m, buf, sizeof(buf)));
 		fprintf(out, "}\n");
 	}
-	(void)f;
 }
 
+/* A string feature perf could not read prints as glibc prints NULL. */
+static const char *str_or_null(const char *s)
+{
+	return s ? s : "(null)";
+}
+
+/* One feature's lines, as perf's print functions write them: from what was
+ * read, so a damaged feature (its fields emptied) prints as perf prints one
+ * whose section it failed to read. */
 static void print_feature(FILE *out, struct pa_file *f, unsigned feat)
 {
 	const struct pa_header_info *h = pa_file_header(f);
 	switch (feat) {
 	case PA_FEAT_HOSTNAME:
-		fprintf(out, "# hostname : %s\n", h->hostname ? h->hostname : "");
+		fprintf(out, "# hostname : %s\n", str_or_null(h->hostname));
 		break;
 	case PA_FEAT_OSRELEASE:
-		fprintf(out, "# os release : %s\n", h->osrelease ? h->osrelease : "");
+		fprintf(out, "# os release : %s\n", str_or_null(h->osrelease));
 		break;
 	case PA_FEAT_VERSION:
-		fprintf(out, "# perf version : %s\n", h->version ? h->version : "");
+		fprintf(out, "# perf version : %s\n", str_or_null(h->version));
 		break;
 	case PA_FEAT_ARCH:
-		fprintf(out, "# arch : %s\n", h->arch ? h->arch : "");
+		fprintf(out, "# arch : %s\n", str_or_null(h->arch));
 		break;
 	case PA_FEAT_NRCPUS:
 		fprintf(out, "# nrcpus online : %u\n# nrcpus avail : %u\n", h->nr_cpus_online,
 			h->nr_cpus_avail);
 		break;
 	case PA_FEAT_CPUDESC:
-		fprintf(out, "# cpudesc : %s\n", h->cpudesc ? h->cpudesc : "");
+		fprintf(out, "# cpudesc : %s\n", str_or_null(h->cpudesc));
 		break;
 	case PA_FEAT_CPUID:
-		fprintf(out, "# cpuid : %s\n", h->cpuid ? h->cpuid : "");
+		fprintf(out, "# cpuid : %s\n", str_or_null(h->cpuid));
 		break;
 	case PA_FEAT_TOTAL_MEM:
 		fprintf(out, "# total memory : %" PRIu64 " kB\n", h->total_mem);
@@ -207,7 +226,10 @@ static void print_feature(FILE *out, struct pa_file *f, unsigned feat)
 		fputc('\n', out);
 		break;
 	case PA_FEAT_EVENT_DESC:
-		print_events(out, h);
+		if (pa_header_feat_damaged(h, feat))
+			fprintf(out, "# event desc: not available or unable to read\n");
+		else
+			print_events(out, h);
 		break;
 	case PA_FEAT_CPU_TOPOLOGY:
 	case PA_FEAT_NUMA_TOPOLOGY:
@@ -258,28 +280,45 @@ static void print_feature(FILE *out, struct pa_file *f, unsigned feat)
 	}
 }
 
+/* perf's file-header lines. A pipe has no file header: perf prints zeros
+ * (and the version its magic says). "captured on" is the input's mtime
+ * (for standard input, that of the pipe or file behind it). */
+static void print_file_header(FILE *out, struct pa_file *f)
+{
+	const struct pa_file_layout *l = pa_file_layout(f);
+	bool pipe = pa_file_mode(f) == PA_FILE_MODE_PIPE;
+	const char *path = pa_file_path(f);
+	struct stat st;
+	if (strcmp(path, "-") ? stat(path, &st) == 0 : fstat(0, &st) == 0) {
+		char tbuf[64];
+		time_t t = st.st_mtime;
+		strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", localtime(&t));
+		fprintf(out, "# captured on    : %s\n", tbuf);
+	}
+	fprintf(out, "# header version : %d\n", l->version - 1);
+	fprintf(out, "# data offset    : %" PRIu64 "\n", pipe ? 0 : l->data_offset);
+	fprintf(out, "# data size      : %" PRIu64 "\n", pipe ? 0 : l->data_size);
+	fprintf(out, "# feat offset    : %" PRIu64 "\n", pipe ? 0 : l->feat_offset);
+}
+
+/* File mode: the header block, features in bit order, then the missing
+ * ones. Pipe mode: the block perf prints before it reads the stream, then
+ * the features read (in bit order here; pa_cli_print_header prints them in
+ * record order, as perf does); no missing features line. */
 int pa_print_header(FILE *out, struct pa_file *f)
 {
 	const struct pa_header_info *h = pa_file_header(f);
-	const struct pa_file_layout *l = pa_file_layout(f);
+	bool pipe = pa_file_mode(f) == PA_FILE_MODE_PIPE;
 
 	fprintf(out, "# ========\n");
-	if (pa_file_mode(f) == PA_FILE_MODE_FILE) {
-		struct stat st;
-		if (stat(pa_file_path(f), &st) == 0) {
-			char tbuf[64];
-			time_t t = st.st_mtime;
-			strftime(tbuf, sizeof(tbuf), "%a %b %e %H:%M:%S %Y", localtime(&t));
-			fprintf(out, "# captured on    : %s\n", tbuf);
-		}
-		fprintf(out, "# header version : %d\n", l->version - 1);
-		fprintf(out, "# data offset    : %" PRIu64 "\n", l->data_offset);
-		fprintf(out, "# data size      : %" PRIu64 "\n", l->data_size);
-		fprintf(out, "# feat offset    : %" PRIu64 "\n", l->feat_offset);
-	}
+	print_file_header(out, f);
+	if (pipe)
+		fprintf(out, "# ========\n#\n");
 	for (unsigned feat = 1; feat < PA_FEAT_LAST_KNOWN; feat++)
 		if (pa_header_has_feat(h, feat))
 			print_feature(out, f, feat);
+	if (pipe)
+		return 0;
 	fprintf(out, "# missing features: ");
 	for (unsigned feat = 1; feat < PA_FEAT_LAST_KNOWN; feat++)
 		if (!pa_header_has_feat(h, feat))
@@ -288,25 +327,38 @@ int pa_print_header(FILE *out, struct pa_file *f)
 	return 0;
 }
 
-/* In pipe mode the features arrive as records: read them all first. */
-static int read_pipe_features(struct pa_file *f, const char *path)
+/* A pipe, as perf report --header-only prints it: the block, then each
+ * HEADER_FEATURE record's lines as the record streams by (one that is
+ * damaged prints nothing: perf stops there, pa warns and reads on). The
+ * whole stream is read, as perf reads it. */
+static int print_pipe_header(FILE *out, struct pa_file *f, const char *path)
 {
+	const struct pa_header_info *h = pa_file_header(f);
 	struct pa_event ev;
 	struct pa_err err = {0};
 	int r;
-	while ((r = pa_file_next(f, &ev, &err)) > 0)
-		;
+	fprintf(out, "# ========\n");
+	print_file_header(out, f);
+	fprintf(out, "# ========\n#\n");
+	while ((r = pa_file_next(f, &ev, &err)) > 0) {
+		if (ev.type != PA_REC_HEADER_FEATURE)
+			continue;
+		uint64_t feat = ev.u.feature.feat;
+		if (!feat || feat >= PA_FEAT_LAST_KNOWN)
+			continue;
+		/* perf's EVENT_DESC reader does not fail: it prints "not
+		 * available" for a damaged one */
+		if (!pa_header_feat_damaged(h, (unsigned)feat) || feat == PA_FEAT_EVENT_DESC)
+			print_feature(out, f, (unsigned)feat);
+	}
 	return r < 0 ? pa_cli_error(path, &err) : 0;
 }
 
 int pa_cli_print_header(struct pa_file *f, const char *path)
 {
-	int status = 0;
 	if (pa_file_mode(f) == PA_FILE_MODE_PIPE)
-		status = read_pipe_features(f, path);
-	if (!status)
-		pa_print_header(stdout, f);
-	return status;
+		return print_pipe_header(stdout, f, path);
+	return pa_print_header(stdout, f);
 }
 
 int cmd_header(int argc, const char **argv)

@@ -70,6 +70,20 @@ int pa_cli_error(const char *path, const struct pa_err *err)
 	return err->code == -ENOENT || err->code == -EACCES ? PA_EXIT_USAGE : PA_EXIT_BADINPUT;
 }
 
+/* The reader's warnings (a damaged feature section: ignored), one line each. */
+static void print_warning(void *ctx, const char *path, uint64_t offset, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "pa: '%s': warning: %s at offset %llu: ignored\n", path, msg,
+		(unsigned long long)offset);
+}
+
+const struct pa_file_opts *pa_cli_file_opts(void)
+{
+	static const struct pa_file_opts opts = {.sz = sizeof(opts), .warn = print_warning};
+	return &opts;
+}
+
 int pa_cli_fail(const char *cmd, const char *path, const struct pa_err *err)
 {
 	if (err->code != -PA_ERR_USAGE && err->code != PA_ERR_USAGE)
@@ -81,7 +95,7 @@ int pa_cli_fail(const char *cmd, const char *path, const struct pa_err *err)
 struct pa_file *pa_cli_open(const char *path, int *status)
 {
 	struct pa_err err = {0};
-	struct pa_file *f = pa_file_open(path ? path : "perf.data", NULL, &err);
+	struct pa_file *f = pa_file_open(path ? path : "perf.data", pa_cli_file_opts(), &err);
 	if (!f)
 		*status = pa_cli_error(path ? path : "perf.data", &err);
 	return f;

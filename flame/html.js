@@ -39,6 +39,10 @@
 	var details = document.getElementById("details"), resetBtn = document.getElementById("reset");
 	var searchBox = document.getElementById("search"), matched = document.getElementById("matched");
 	var zoomed = 0, match = null, colours = {}, rendered = -1;
+	/* the deepest frame drawn: the chart is as tall as what it shows
+	 * (frames under MINPX are not drawn, as flamegraph.pl leaves frames
+	 * under its minimum width out before it sizes the image) */
+	var viewDepth = maxDepth;
 
 	/* colours: the palettes of flame/out.c, seeded by the same hash */
 	var enc = new TextEncoder();
@@ -90,7 +94,7 @@
 		return b ? ((100 * a) / b).toFixed(2) + "%" : "0.00%";
 	}
 	function top(d) {
-		return (P.inverted ? d : maxDepth - d) * ROW;
+		return (P.inverted ? d : viewDepth - d) * ROW;
 	}
 
 	function box(j, left, width, cls) {
@@ -111,11 +115,22 @@
 			chart.textContent = "No samples";
 			return;
 		}
-		var cw = chart.clientWidth, zx = X[zoomed], zw = W[zoomed], s = cw / zw;
+		var cw = chart.clientWidth, zx = X[zoomed], zw = W[zoomed], s = cw / zw, j, e;
+		viewDepth = depth[zoomed];
+		for (j = zoomed, e = end[zoomed]; j < e; ) {
+			if (W[j] * s < MINPX) {
+				j = end[j];
+				continue;
+			}
+			if (depth[j] > viewDepth)
+				viewDepth = depth[j];
+			j++;
+		}
+		chart.style.height = (viewDepth + 1) * ROW + "px";
 		var frag = document.createDocumentFragment();
 		for (var a = parent[zoomed]; a >= 0; a = parent[a])
 			frag.appendChild(box(a, 0, cw, " a"));
-		for (var j = zoomed, e = end[zoomed]; j < e; ) {
+		for (j = zoomed, e = end[zoomed]; j < e; ) {
 			var w = W[j] * s;
 			if (w < MINPX) {
 				j = end[j];
@@ -239,7 +254,6 @@
 		return hits;
 	}
 
-	chart.style.height = (maxDepth + 1) * ROW + "px";
 	chart.addEventListener("click", function (ev) {
 		var e = ev.target.closest(".f");
 		if (e)
@@ -295,6 +309,13 @@
 		search(searchBox.value);
 	} else {
 		render();
+	}
+	/* the first view is the graph: with the root at the bottom, the page
+	 * opens scrolled down to it (an icicle's root is at the top) */
+	if (!P.inverted) {
+		var r = chart.getBoundingClientRect();
+		if (r.bottom > window.innerHeight)
+			window.scrollTo(0, window.scrollY + r.bottom - window.innerHeight + 2 * ROW);
 	}
 	window.pa_flame = {zoom: zoom, search: search, names: names, frames: n};
 })();

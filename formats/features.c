@@ -165,6 +165,82 @@ static int parse_pmu_mappings(struct pa_file *f, struct pa_cur *c)
 	return 0;
 }
 
+/* A string skipped: its length fits in what is left. */
+static bool skip_string(struct pa_cur *c)
+{
+	uint32_t len = cur_u32(c);
+	return cur_take(c, len) != NULL;
+}
+
+static bool skip_strings(struct pa_cur *c)
+{
+	uint32_t nr = cur_u32(c);
+	if (c->bad || !count_fits(c, nr, 4))
+		return false;
+	for (uint32_t i = 0; i < nr; i++)
+		if (!skip_string(c))
+			return false;
+	return true;
+}
+
+/* Sections pa does not use, only checked the way perf reads them (perf
+ * prints nothing from them without -I, but in pipe mode it prints a
+ * section's line only when it could read the section). */
+
+/* CPU_TOPOLOGY: package (core) and core (thread) sibling lists; what
+ * follows (per-CPU ids, dies) depends on NRCPUS and perf's version. */
+static int check_cpu_topology(struct pa_cur *c)
+{
+	return skip_strings(c) && skip_strings(c) ? 0 : -1;
+}
+
+/* NUMA_TOPOLOGY: u32 nr, {u32 node, u64 mem_total, u64 mem_free, cpus}. */
+static int check_numa_topology(struct pa_cur *c)
+{
+	uint32_t nr = cur_u32(c);
+	if (c->bad || !count_fits(c, nr, 24))
+		return -1;
+	for (uint32_t i = 0; i < nr; i++) {
+		cur_take(c, 20);
+		if (!skip_string(c))
+			return -1;
+	}
+	return 0;
+}
+
+/* CACHE: u32 version (1), u32 nr, {u32 level, line_size, sets, ways;
+ * type, size, map}. */
+static int check_cache(struct pa_cur *c)
+{
+	uint32_t version = cur_u32(c), nr = cur_u32(c);
+	if (c->bad || version != 1 || !count_fits(c, nr, 28))
+		return -1;
+	for (uint32_t i = 0; i < nr; i++) {
+		cur_take(c, 16);
+		if (!skip_string(c) || !skip_string(c) || !skip_string(c))
+			return -1;
+	}
+	return 0;
+}
+
+/* MEM_TOPOLOGY: u64 version (1), u64 block_size, u64 nr, {u64 node,
+ * u64 size, bitmap: u64 bits, then its u64 words}. */
+static int check_mem_topology(struct pa_cur *c)
+{
+	uint64_t version = cur_u64(c);
+	(void)cur_u64(c);
+	uint64_t nr = cur_u64(c);
+	if (c->bad || version != 1 || !count_fits(c, nr, 24))
+		return -1;
+	for (uint64_t i = 0; i < nr; i++) {
+		cur_take(c, 16);
+		uint64_t bits = cur_u64(c);
+		if (c->bad || bits / 64 > cur_left(c) / 8 || !cur_take(c, (size_t)((bits + 63) / 64) * 8))
+			return -1;
+	}
+	return 0;
+}
+
 /* BUILD_ID entries: header, [pid], 24 bytes of id, filename. Files from
  * before perf kvm have no pid; their first entry (the kernel) then reads
  * as "nel.kallsyms]" in the new layout, which is how perf tells them. */
@@ -182,9 +258,12 @@ static int parse_build_ids(struct pa_file *f, struct pa_cur *c, uint64_t base_of
 		e.misc = cur_u16(c);
 		uint16_t size = cur_u16(c);
 		size_t fixed = 8 + (old_layout ? 0 : 4) + 24;
-		if (c->bad || size < fixed || (size_t)size - 8 > cur_left(c))
-			return pa_err_set_at(err, PA_ERR_FORMAT, base_off + start,
-					     "bad build-id entry size %u", size);
+		if (c->bad || size < fixed || (size_t)size - 8 > cur_left(c)) {
+			/* perf keeps the entries before it and reads on */
+			pa_file_warn(f, base_off + start,
+				     "bad build-id entry size %u in BUILD_ID feature section", size);
+			return 0;
+		}
 		e.pid = old_layout ? -1 : (int32_t)cur_u32(c);
 		const uint8_t *id = cur_take(c, 24);
 		memcpy(e.id, id, 20);
@@ -193,8 +272,9 @@ static int parse_build_ids(struct pa_file *f, struct pa_cur *c, uint64_t base_of
 			e.size = 20;
 		size_t name_len = size - fixed;
 		const uint8_t *name = cur_take(c, name_len);
-		if (!name)
-			return feat_bad(c, PA_FEAT_BUILD_ID, base_off, err);
+		if (!name) /* cannot be: the size was checked */
+			return pa_err_set_at(err, PA_ERR_FORMAT, base_off + start,
+					     "bad build-id entry size %u", size);
 		e.filename = pa_arena_strndup(pa_file_arena(f), (const char *)name,
 					      strnlen((const char *)name, name_len));
 		if (!e.filename || pa_file_add_buildid(f, &e))
@@ -275,6 +355,18 @@ static int feat_parse_order(struct pa_file *f, unsigned feat, const uint8_t *p, 
 		break;
 	case PA_FEAT_BUILD_ID:
 		return parse_build_ids(f, &c, base_off, err);
+	case PA_FEAT_CPU_TOPOLOGY:
+		ret = check_cpu_topology(&c);
+		break;
+	case PA_FEAT_NUMA_TOPOLOGY:
+		ret = check_numa_topology(&c);
+		break;
+	case PA_FEAT_CACHE:
+		ret = check_cache(&c);
+		break;
+	case PA_FEAT_MEM_TOPOLOGY:
+		ret = check_mem_topology(&c);
+		break;
 	default:
 		/* Known but not needed, or unknown: skipped by its size. */
 		return 0;
@@ -286,23 +378,111 @@ static int feat_parse_order(struct pa_file *f, unsigned feat, const uint8_t *p, 
 	return ret;
 }
 
+/* A damaged feature's fields, emptied: what perf has for a feature whose
+ * section it failed to read (what a partial parse set is dropped). */
+static void feat_clear(struct pa_header_info *h, unsigned feat)
+{
+	switch (feat) {
+	case PA_FEAT_HOSTNAME:
+		h->hostname = NULL;
+		break;
+	case PA_FEAT_OSRELEASE:
+		h->osrelease = NULL;
+		break;
+	case PA_FEAT_VERSION:
+		h->version = NULL;
+		break;
+	case PA_FEAT_ARCH:
+		h->arch = NULL;
+		break;
+	case PA_FEAT_CPUDESC:
+		h->cpudesc = NULL;
+		break;
+	case PA_FEAT_CPUID:
+		h->cpuid = NULL;
+		break;
+	case PA_FEAT_NRCPUS:
+		h->nr_cpus_online = h->nr_cpus_avail = 0;
+		break;
+	case PA_FEAT_TOTAL_MEM:
+		h->total_mem = 0;
+		break;
+	case PA_FEAT_CMDLINE:
+		h->cmdline = NULL;
+		h->nr_cmdline = 0;
+		break;
+	case PA_FEAT_EVENT_DESC:
+		h->event_desc = NULL;
+		h->nr_event_desc = 0;
+		break;
+	case PA_FEAT_GROUP_DESC:
+		h->groups = NULL;
+		h->nr_groups = 0;
+		break;
+	case PA_FEAT_PMU_MAPPINGS:
+		h->pmu_mappings = NULL;
+		h->nr_pmu_mappings = 0;
+		break;
+	case PA_FEAT_SAMPLE_TIME:
+		h->first_sample_time = h->last_sample_time = 0;
+		break;
+	case PA_FEAT_CLOCKID:
+		h->clockid_res_ns = 0;
+		break;
+	case PA_FEAT_COMPRESSED:
+		memset(&h->compressed, 0, sizeof(h->compressed));
+		break;
+	default:
+		break;
+	}
+}
+
+void pa_feat_damaged(struct pa_file *f, unsigned feat, uint64_t off, const char *what)
+{
+	struct pa_header_info *h = pa_file_header_mut(f);
+	if (feat >= PA_FEAT_BITS)
+		return;
+	const char *name = pa_feat_name(feat);
+	if (name)
+		pa_file_warn(f, off, "%s %s feature section", what, name);
+	else
+		pa_file_warn(f, off, "%s feature section %u", what, feat);
+	feat_clear(h, feat);
+	h->feat_present[feat / 8] |= (uint8_t)(1u << (feat % 8));
+	h->feat_damaged[feat / 8] |= (uint8_t)(1u << (feat % 8));
+}
+
 /* perf inject -b (perf 6.1 and later) copies the machine-description
  * sections unconverted, so a big-endian file may hold little-endian ones:
- * a section that makes no sense in the file's order is read in the other. */
+ * a section that makes no sense in the file's order is read in the other.
+ * One that parses in neither is damaged: warned about and ignored, like
+ * perf, which reads on (the samples do not need it). */
 int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, uint64_t base_off,
 		  struct pa_err *err)
 {
 	struct pa_header_info *h = pa_file_header_mut(f);
 	bool swap = pa_file_needs_swap(f);
-	int ret = feat_parse_order(f, feat, p, n, base_off, swap, err);
+	struct pa_err perr = {0};
+	int ret = feat_parse_order(f, feat, p, n, base_off, swap, &perr);
 	if (ret != 0 && ret != -ENOMEM && feat != PA_FEAT_BUILD_ID) {
 		struct pa_err alt;
 		if (feat_parse_order(f, feat, p, n, base_off, !swap, &alt) == 0)
 			ret = 0;
 		else if (ret > 0) /* plausible in neither order: keep the file's */
-			ret = feat_parse_order(f, feat, p, n, base_off, swap, err) < 0 ? -1 : 0;
+			ret = feat_parse_order(f, feat, p, n, base_off, swap, &perr) < 0 ? -1 : 0;
 	}
-	if (ret == 0 && feat < PA_FEAT_BITS)
+	if (ret == -ENOMEM) {
+		if (err)
+			*err = perr;
+		return ret;
+	}
+	if (ret < 0) {
+		pa_feat_damaged(f, feat, perr.has_offset ? perr.offset : base_off, "malformed");
+		return 0;
+	}
+	if (feat < PA_FEAT_BITS) {
 		h->feat_present[feat / 8] |= (uint8_t)(1u << (feat % 8));
-	return ret;
+		h->feat_damaged[feat / 8] &= (uint8_t)~(1u << (feat % 8));
+	}
+	return 0;
 }

@@ -301,6 +301,11 @@ struct pa_pmu_mapping {
  * file and live until pa_file_close(). */
 struct pa_header_info {
 	uint8_t feat_present[PA_FEAT_BITS / 8]; /* bitmap, bit N = feature N */
+	/* Features present but damaged (a section or HEADER_FEATURE record
+	 * that does not parse): warned about (pa_file_opts.warn) and
+	 * ignored, their fields left empty (NULL, 0), as perf leaves a feature
+	 * whose section it fails to read. */
+	uint8_t feat_damaged[PA_FEAT_BITS / 8];
 	const char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;
 	uint32_t nr_cpus_online, nr_cpus_avail;
 	uint64_t total_mem; /* kB */
@@ -324,6 +329,11 @@ struct pa_header_info {
 static inline bool pa_header_has_feat(const struct pa_header_info *h, unsigned f)
 {
 	return f < PA_FEAT_BITS && (h->feat_present[f / 8] >> (f % 8)) & 1;
+}
+
+static inline bool pa_header_feat_damaged(const struct pa_header_info *h, unsigned f)
+{
+	return f < PA_FEAT_BITS && (h->feat_damaged[f / 8] >> (f % 8)) & 1;
 }
 
 /* Decoded sample, or the sample_id trailer of a non-sample record (then
@@ -482,6 +492,15 @@ struct pa_file_opts {
 	bool show_containers;
 	/* Use read() instead of mmap() even for regular files. */
 	bool no_mmap;
+	/* Damage in an optional part of a recording (a feature section or
+	 * HEADER_FEATURE record that does not parse; a BUILD_ID entry of a
+	 * bad size, which ends the build-id table there, as it does for perf)
+	 * is not an error: the reader ignores that part and, when warn is
+	 * set, calls it once per damaged part with the input's path (as given
+	 * to pa_file_open()), the file offset of the damage and a message
+	 * ("malformed CPUDESC feature section"). The library prints nothing. */
+	void (*warn)(void *ctx, const char *path, uint64_t offset, const char *msg);
+	void *warn_ctx;
 };
 
 #define PA_OPTS_INIT(type, ...) ((struct type){.sz = sizeof(struct type), __VA_ARGS__})

@@ -112,6 +112,8 @@ static inline uint64_t cur_u64(struct pa_cur *c)
 }
 
 /* Scratch memory for host-order copies; reset for every event. */
+struct pa_file;
+
 struct pa_scratch {
 	uint8_t *mem;
 	size_t cap, used;
@@ -130,11 +132,17 @@ const char *cur_str(struct pa_cur *c, size_t n);
 uint32_t pa_attr_decode(struct pa_attr *a, const uint8_t *p, size_t avail, bool swap,
 			bool big_endian);
 
+/* A warning through the file's pa_file_opts.warn, when set. */
+void pa_file_warn(struct pa_file *f, uint64_t off, const char *fmt, ...) PA_PRINTF(3, 4);
+
 /* Features: parse one feature section's bytes into the file's header info.
- * Returns 0 or a negative error with err filled (offset = base_off + ...). */
-struct pa_file;
+ * A section that does not parse is warned about, marked damaged and
+ * ignored (0); negative only for -ENOMEM, with err filled. */
 int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, uint64_t base_off,
 		  struct pa_err *err);
+/* Mark a feature damaged: warn ("WHAT NAME feature section" at off),
+ * empty its fields, keep it present. */
+void pa_feat_damaged(struct pa_file *f, unsigned feat, uint64_t off, const char *what);
 
 /* Records: decode the record at p (size bytes, header included). */
 int pa_rec_decode(struct pa_file *f, struct pa_event *ev, const uint8_t *p, size_t size,

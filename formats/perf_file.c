@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -70,6 +72,18 @@ struct pa_file {
 
 	struct pa_syscap *syscap; /* a sysprof capture: syscap.c reads it */
 };
+
+void pa_file_warn(struct pa_file *f, uint64_t off, const char *fmt, ...)
+{
+	if (!f->opts.warn)
+		return;
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	f->opts.warn(f->opts.warn_ctx, f->path, off, msg);
+}
 
 enum pa_file_mode pa_file_mode(const struct pa_file *f)
 {
@@ -537,6 +551,8 @@ static int read_features(struct pa_file *f, struct pa_err *err)
 		uint8_t *tmp2;
 		const uint8_t *p = file_bytes(f, soff, ssize, &tmp2);
 		if (!p) {
+			/* past the end: the file was cut (a section that is
+			 * there but does not parse is only warned about) */
 			ret = pa_err_set_at(err, PA_ERR_TRUNCATED, off + (idx - 1) * 16u,
 					    "%s feature section out of bounds", pa_feat_name(b));
 			break;

@@ -423,7 +423,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	uint32_t *bent = c->bent + c->nr_bent;
 	c->nr_bent += nbent;
 
-	struct cg_entry tmp = {.comm = canon_comm(c, b->comm),
+	struct cg_entry tmp = {.comm = canon_comm(c, pa_thread_report_comm(b->thread, b->comm)),
 	                       .thread = b->thread,
 	                       .dso = root->dso,
 	                       .sym = root->sym,

@@ -489,7 +489,7 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 		if (b->evsel < first || b->evsel >= first + nr_members)
 			continue;
 		const struct pa_loc *l = &pa_report_locs(r)[b->loc];
-		struct row w = {.k.comm = b->comm,
+		struct row w = {.k.comm = pa_thread_report_comm(b->thread, b->comm),
 		                .k.thread_comm = pa_thread_comm(b->thread),
 		                .k.pid = pa_thread_pid(b->thread),
 		                .k.tid = pa_thread_tid(b->thread),

@@ -80,6 +80,11 @@
  *    perf gives up on a DSO's addr2line after enough failures, so its
  *    answer ("??:0" or "DSO[ADDR]") depends on the order it asked; pa's
  *    does not.
+ *  - A FORK that reuses the tid of a live thread (lost EXIT) makes a new
+ *    thread named ":TID" until its first COMM overrides that name; perf
+ *    shows the override for the new thread's samples only where they did
+ *    not join an entry of the old thread first (same keys while both
+ *    were ":TID"); pa shows it for all of them.
  *  - perf's "[...] (inlined)" in fractal graphs: perf reads an
  *    uninitialized bit there; pa prints "[...]".
  *  - DSO order among siblings of equal period follows perf's heap

@@ -27,6 +27,8 @@ struct pa_thread {
 	unsigned idx;
 	const char *comm;
 	bool comm_set;
+	/* ":TID", the name until a COMM, and the COMM that overrode it */
+	const char *default_comm, *override_comm;
 	struct pa_maps *maps; /* shared by a thread group */
 	struct pa_thread *next_dead; /* replaced threads stay alive for samples in flight */
 };
@@ -149,6 +151,11 @@ struct pa_session {
 const char *pa_thread_comm(const struct pa_thread *t)
 {
 	return t->comm;
+}
+
+const char *pa_thread_report_comm(const struct pa_thread *t, const char *comm)
+{
+	return comm == t->default_comm && t->override_comm ? t->override_comm : comm;
 }
 
 int32_t pa_thread_pid(const struct pa_thread *t)
@@ -688,7 +695,7 @@ static struct pa_thread *new_thread(struct pa_session *s, struct pa_machine *m, 
 	t->ppid = -1;
 	t->idx = s->nr_threads++;
 	snprintf(buf, sizeof(buf), ":%d", tid);
-	t->comm = pa_arena_strdup(&s->arena, buf);
+	t->comm = t->default_comm = pa_arena_strdup(&s->arena, buf);
 	void **slot = pa_u64map_slot(&m->threads, (uint64_t)(uint32_t)tid, NULL);
 	if (!slot || !t->comm)
 		return NULL;
@@ -710,6 +717,8 @@ static int set_comm(struct pa_session *s, struct pa_thread *t, const char *comm)
 	const char *c = pa_arena_strdup(&s->arena, comm);
 	if (!c)
 		return -ENOMEM;
+	if (!t->comm_set)
+		t->override_comm = c;
 	t->comm = c;
 	t->comm_set = true;
 	return 0;

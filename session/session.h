@@ -62,6 +62,12 @@ struct pa_addr_loc {
 };
 
 const char *pa_thread_comm(const struct pa_thread *t);
+/* The name perf report gives a sample the thread took when it was named
+ * comm (pa_thread_comm() then): a thread first seen by a sample or an
+ * mmap is named ":TID", and its first COMM overrides that name in place
+ * (perf's comm__override), so its earlier samples are reported under the
+ * new name too. perf script prints the name at sample time (comm). */
+const char *pa_thread_report_comm(const struct pa_thread *t, const char *comm);
 int32_t pa_thread_pid(const struct pa_thread *t);
 int32_t pa_thread_tid(const struct pa_thread *t);
 /* A stable small number per thread object, for side tables. */

@@ -10,9 +10,7 @@
 #  3. bad input: one line naming the file, exit 2; usage errors exit 1.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
-export HOME=$WORK/home
-mkdir -p "$HOME" || exit 1
-unset DEBUGINFOD_URLS
+private_home
 GOLD=$TESTDATA/golden/diff
 
 pa archive --unpack "$TESTDATA/le-file.data.tar.zst" >/dev/null 2>"$WORK/unpack.err" ||

@@ -229,12 +229,5 @@ if [ -z "$CHROMIUM" ]; then
 	[ -n "$PA_EMU" ] && { note "no chromium under $PA_EMU: browser checks left out"; finish; }
 	skip "no chromium (Debian package chromium)"
 fi
-python3 "$HERE/flamediff_cdp.py" "$CHROMIUM" "$WORK" diff.html diff.svg
-st=$?
-CHECKS=$((CHECKS + 1))
-case $st in
-0) ;;
-77) skip "chromium cannot be driven over the DevTools protocol" ;;
-*) fail "browser checks" ;;
-esac
+browser_check "flame diff" "$HERE/flamediff_cdp.py" "$CHROMIUM" "$WORK" diff.html diff.svg
 finish

@@ -19,7 +19,7 @@ import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from flamegraph_cdp import Browser, png_rows, rgb_of, row_share  # noqa: E402
+from flamegraph_cdp import png_rows, start, rgb_of, row_share  # noqa: E402
 
 FAILS = []
 
@@ -172,16 +172,8 @@ def main():
         sys.exit(__doc__)
     chromium, workdir, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
     signal.alarm(120)
+    b = start(chromium, workdir, 1400, 900)
     try:
-        b = Browser(chromium, "about:blank", workdir)
-    except OSError as e:
-        print(f"SKIP: cannot drive chromium: {e}")
-        sys.exit(77)
-    try:
-        b.call("Runtime.enable")
-        b.call("Page.enable")
-        b.call("Emulation.setDeviceMetricsOverride", width=1400, height=900, deviceScaleFactor=1,
-               mobile=False)
         for path in paths:  # one browser for all: starting one is the slow part
             b.call("Page.navigate", url="file://" + os.path.abspath(path))
             b.event("Page.loadEventFired")

@@ -188,13 +188,19 @@ for kind in html svg; do
 done
 
 for kind in html svg; do
-	python3 "$HERE/flamegraph_cdp.py" "$CHROMIUM" "fg.$kind" "$WORK"
-	st=$?
-	CHECKS=$((CHECKS + 1))
-	case $st in
-	0) ;;
-	77) skip "chromium cannot be driven over the DevTools protocol" ;;
-	*) fail "$kind: browser checks" ;;
-	esac
+	browser_check "$kind" "$HERE/flamegraph_cdp.py" "$CHROMIUM" "fg.$kind" "$WORK"
 done
+
+# The first view is the graph, however deep the deepest stack: 300 frames
+# too narrow to draw do not make the page 5000 px tall (narrow), and a
+# drawn deep stack opens scrolled to its root (wide; an icicle opens on
+# its root at the top).
+deep=$(seq 0 299 | sed 's/^/d/' | paste -sd';')
+printf 'app;main;work;compute 1000000\napp;main;%s 1\n' "$deep" >deep-narrow.folded
+printf 'app;main;work;compute 600\napp;main;%s 400\n' "$deep" >deep-wide.folded
+pa flamegraph -i deep-narrow.folded -o deep-narrow.html &&
+	pa flamegraph -i deep-wide.folded -o deep-wide.html &&
+	pa flamegraph -i deep-wide.folded --inverted -o deep-icicle.html || fail "deep graphs"
+browser_check "first views" "$HERE/firstview_cdp.py" "$CHROMIUM" "$WORK" deep-narrow.html deep-wide.html \
+	deep-icicle.html
 finish

@@ -193,6 +193,25 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
+def start(chromium, workdir, width, height):
+    """A headless Chromium showing pages at width x height; exits 77 when
+    it cannot be started."""
+    try:
+        b = Browser(chromium, "about:blank", workdir)
+    except OSError as e:
+        print(f"SKIP: cannot drive chromium: {e}")
+        sys.exit(77)
+    try:
+        b.call("Runtime.enable")
+        b.call("Page.enable")
+        b.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
+               deviceScaleFactor=1, mobile=False)
+    except BaseException:
+        b.close()
+        raise
+    return b
+
+
 def png_rows(path):
     """Width, bytes per pixel and the rows of an 8-bit RGB/RGBA PNG."""
     data = open(path, "rb").read()
@@ -393,16 +412,8 @@ def main():
         sys.exit(__doc__)
     chromium, path, workdir = sys.argv[1:]
     signal.alarm(120)
+    b = start(chromium, workdir, 1200, 600)
     try:
-        b = Browser(chromium, "about:blank", workdir)
-    except OSError as e:
-        print(f"SKIP: cannot drive chromium: {e}")
-        sys.exit(77)
-    try:
-        b.call("Runtime.enable")
-        b.call("Page.enable")
-        b.call("Emulation.setDeviceMetricsOverride", width=1200, height=600, deviceScaleFactor=1,
-               mobile=False)
         b.call("Page.navigate", url="file://" + os.path.abspath(path))
         b.event("Page.loadEventFired")
         b.js("new Promise(r => requestAnimationFrame(() => setTimeout(r, 50)))")

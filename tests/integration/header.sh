@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `pa header -i F` against `perf report --header-only -i F` for every
-# little-endian fixture (the recordings and the LE twins of the BE ones).
+# little-endian fixture (the recordings and the LE twins of the BE ones),
+# file and pipe mode alike, line for line; the big-endian pipe against its
+# LE twin; a pipe recorded now.
 #
 # The big-endian fixtures are not compared with perf here: perf 6.1 cannot
 # read them right (it reads the feature sections perf inject -b copies
@@ -26,25 +28,58 @@ for name in $(le_fixtures); do
 	[ -s "$WORK/$name.pa.err" ] && fail "$name: pa header wrote to stderr: $(head -n 3 "$WORK/$name.pa.err")"
 	perf_header "$f" >"$WORK/$name.perf"
 	[ -s "$WORK/$name.perf" ] || { fail "$name: perf printed no header"; continue; }
+	# Pipe mode too, every line: perf's file header of zeros (the
+	# version the magic says), its closing "# ========", then the features
+	# in the order of their records, and no "missing features" line.
+	same "$name: pa header vs perf report --header-only" "$WORK/$name.perf" "$WORK/$name.pa"
 	if is_pipe "$f"; then
-		pipe_feature_lines_perf <"$WORK/$name.perf" >"$WORK/$name.perf.feat"
-		pipe_feature_lines_pa <"$WORK/$name.pa" >"$WORK/$name.pa.feat"
-		[ -s "$WORK/$name.perf.feat" ] || { fail "$name: no feature lines in perf's output"; continue; }
-		same "$name: pa header (pipe: feature lines) vs perf report --header-only" \
-			"$WORK/$name.perf.feat" "$WORK/$name.pa.feat"
-		# The framing pa adds around them.
-		head -n 1 "$WORK/$name.pa" | grep -qx '# ========' || fail "$name: pa header does not start with '# ========'"
-		grep -q '^# missing features: ' "$WORK/$name.pa" || fail "$name: no missing features line"
-		pass
-	else
-		same "$name: pa header vs perf report --header-only" "$WORK/$name.perf" "$WORK/$name.pa"
-	fi
-	# A pipe-mode file reads the same from standard input.
-	if is_pipe "$f"; then
+		pipe_feature_lines_perf <"$WORK/$name.perf" | grep -q . || fail "$name: no feature lines in perf's output"
+		# From standard input (a pipe): the same, but for the time,
+		# which is the pipe's for perf and pa alike.
 		# shellcheck disable=SC2002 # a pipe on stdin, on purpose
 		cat "$f" | pa header -i - >"$WORK/$name.stdin" 2>&1
-		same "$name: pa header -i - (stdin) vs -i FILE" "$WORK/$name.pa" "$WORK/$name.stdin"
+		# shellcheck disable=SC2002
+		cat "$f" | perf report --header-only -i - >"$WORK/$name.perf.stdin" 2>/dev/null
+		grep -q '^# captured on    : ' "$WORK/$name.stdin" || fail "$name: stdin: no 'captured on' line"
+		for x in stdin perf.stdin; do grep -v '^# captured on' "$WORK/$name.$x" >"$WORK/$name.$x.cmp"; done
+		same "$name: pa header -i - vs perf report --header-only -i - (stdin)" \
+			"$WORK/$name.perf.stdin.cmp" "$WORK/$name.stdin.cmp"
 	fi
+done
+
+# A big-endian pipe prints what perf prints for its LE twin (perf 6.1
+# cannot read the BE one), "captured on" included: same mtime.
+for be in $(be_fixtures); do
+	is_pipe "$TESTDATA/$be" || continue
+	x=${be#be-}
+	twin=le-${x%.data}.inj.data
+	[ -f "$TESTDATA/$twin" ] || { fail "$be: no twin $twin"; continue; }
+	cp "$TESTDATA/$be" "$WORK/$be" && cp "$TESTDATA/$twin" "$WORK/$twin" && touch -r "$TESTDATA/$twin" "$WORK/$be" "$WORK/$twin"
+	pa header -i "$WORK/$be" >"$WORK/$be.pa" 2>"$WORK/$be.pa.err" || fail "$be: pa header failed: $(head -n 2 "$WORK/$be.pa.err")"
+	[ -s "$WORK/$be.pa.err" ] && fail "$be: pa header wrote to stderr: $(head -n 2 "$WORK/$be.pa.err")"
+	perf_header "$WORK/$twin" >"$WORK/$twin.perf"
+	same "$be: pa header vs perf report --header-only on $twin" "$WORK/$twin.perf" "$WORK/$be.pa"
+done
+
+# A pipe recorded here and now (perf record -o - > FILE), both ways.
+if command -v cc >/dev/null 2>&1 && cc -O1 -g -o "$WORK/burn" "$TESTDATA/src/burn.c" 2>/dev/null; then
+	workload=("$WORK/burn" 20)
+else
+	# shellcheck disable=SC2016 # expanded by that sh
+	workload=(sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done')
+fi
+for c in "fresh.pipe|-g -F 999" "fresh-zstd.pipe|-F 999 -z"; do
+	name=${c%%|*}
+	# shellcheck disable=SC2206
+	opts=(${c#*|})
+	f=$WORK/$name.data
+	if ! perf record -q "${opts[@]}" -o - -- "${workload[@]}" >"$f" 2>"$WORK/$name.rec.err" || [ ! -s "$f" ]; then
+		note "$name: perf record ${opts[*]} -o - failed here, skipped: $(head -n 1 "$WORK/$name.rec.err")"
+		continue
+	fi
+	pa header -i "$f" >"$WORK/$name.pa" 2>"$WORK/$name.pa.err" || fail "$name: pa header failed: $(head -n 2 "$WORK/$name.pa.err")"
+	perf_header "$f" >"$WORK/$name.perf"
+	same "$name: pa header vs perf report --header-only" "$WORK/$name.perf" "$WORK/$name.pa"
 done
 
 # `pa report --header-only` is the same command (README), also for pipes.

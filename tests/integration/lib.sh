@@ -136,13 +136,13 @@ is_pipe() {
 	[ "$s" = 1000000000000000 ] || [ "$s" = 0000000000000010 ]
 }
 
-# perf report --header-only lines to compare with `pa header`. File mode:
-# everything. Pipe mode: perf prints a dummy file header (captured on, data
-# offset 0, ...) and then the features as their records stream by, without
-# the "missing features" line: keep the feature lines only, on both sides.
+# perf report --header-only lines to compare with `pa header`, which prints
+# the same in both modes. Pipe mode: perf prints a dummy file header
+# (captured on, data offset 0, ...) and then the features as their records
+# stream by, without the "missing features" line; the feature lines alone:
 perf_header() { perf report --header-only -i "$1" 2>/dev/null; }
 pipe_feature_lines_perf() { awk 'n >= 2 && /^# / {print} /^# ========$/ {n++}'; }
-pipe_feature_lines_pa() { awk '/^# missing features:/ {exit} n == 1 {print} /^# ========$/ {n++}'; }
+pipe_feature_lines_pa() { pipe_feature_lines_perf; }
 
 # perf names the vdso it extracts to read a build-id /tmp/perf-vdso.so-XXXXXX.
 norm_vdso() { sed -E 's#/tmp/perf-vdso\.so-[A-Za-z0-9]{6}#[vdso]#'; }
@@ -187,6 +187,30 @@ record_cases() {
 		files+=("$f")
 	done
 	[ ${#files[@]} -gt 0 ] || skip "no recording could be made"
+}
+
+# private_home: perf and pa default to the build-id cache in $HOME/.debug
+# (perf record writes to it; perf also reads ~/.perfconfig), which the tests
+# running beside this one share: a private HOME, and no debuginfod server.
+private_home() {
+	export HOME=$WORK/home
+	mkdir -p "$HOME" || exit 1
+	unset DEBUGINFOD_URLS
+}
+
+# browser_check WHAT SCRIPT ARGS...: a *_cdp.py check in headless Chromium
+# (exit 0 pass, 77 Chromium cannot be driven: the test skips, else fail).
+browser_check() {
+	local what=$1
+	shift
+	python3 "$@"
+	local st=$?
+	CHECKS=$((CHECKS + 1))
+	case $st in
+	0) ;;
+	77) skip "chromium cannot be driven over the DevTools protocol" ;;
+	*) fail "$what: browser checks" ;;
+	esac
 }
 
 finish() {

@@ -245,6 +245,8 @@ for order in kfirst mfirst; do
 done
 gen kfirst-gz.data file kfirst $MODPATH.gz $K $M 0
 gen kfirst-noid.data file kfirst $MODPATH $K - 0   # no build-id for the module
+# a DKMS module with a '-' in its file name: perf's DSO "[fake_mod]"
+gen kfirst-dkms.data file kfirst /lib/modules/6.1.0-fake/updates/dkms/fake-mod.ko $K $M 0
 
 # perf 6.1 with --sort srcline asks addr2line about the module's recorded
 # path, which does not exist here: addr2line exits at once and perf, when it
@@ -287,6 +289,16 @@ for c in c-bad c-noid c-strip; do
 		compare "$c" "$f" $c "$rows $ks --sort dso,sym"
 	done
 done
+# a module named as perf names it: "[fake_mod]" in rows, for --dsos, and
+# its build-id listed
+for o in "--sort dso,sym" "--sort dso" "--sort dso,sym --dsos [fake_mod]" "--sort sym --dsos [fake_mod]"; do
+	compare "dkms module" kfirst-dkms.data c-good "$rows $ks $o"
+done
+pa report -i kfirst-dkms.data --stdio --buildid-dir "$WORK/c-good" $rows $ks --sort dso >got 2>&1
+grep -q '\[fake_mod\]' got || fail "dkms module: no row names [fake_mod]: $(head -n 3 got)"
+perf buildid-list -i kfirst-dkms.data 2>/dev/null >exp
+pa buildid-list -i kfirst-dkms.data >got 2>got.err || fail "pa buildid-list: $(head -n 2 got.err)"
+same "dkms module: buildid-list" exp got
 # the cache's debug file, its old layout; kallsyms from the cache; no
 # kernel symbols at all
 compare "debug" kfirst-file.data c-debug "$rows $ks --sort dso,sym"

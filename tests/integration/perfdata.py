@@ -11,6 +11,18 @@ to find things to break or strip; it never interprets record payloads.
   perfdata.py put FILE OFF WIDTH VALUE
                                  write an unsigned WIDTH-byte (1,2,4,8) integer
                                  at OFF in the file's own byte order
+  perfdata.py damage IN OUT FEAT HOW
+                                 copy IN with header feature FEAT damaged (file
+                                 mode: its section; pipe mode: its HEADER_FEATURE
+                                 record). HOW: "len" (its first u32, a string
+                                 length or a count, made 0xfffffff0), "misplaced"
+                                 (file mode: the section table entry points at
+                                 the file header, offset 0), "entry" (BUILD_ID: the
+                                 second entry's size made 4), "empty" (pipe mode: the
+                                 record keeps no payload)
+  perfdata.py damage-each IN PREFIX HOW FEAT...
+                                 the same for each FEAT that IN has, into
+                                 PREFIX.FEAT.HOW.data; prints the FEATs done
   perfdata.py zero-inner IN OUT  rewrite the first COMPRESSED record so that
                                  the first record inside it has size 0
                                  (needs the zstd program)
@@ -164,6 +176,59 @@ def cmd_strip(src, dst, names):
     open(dst, "wb").write(out)
 
 
+def cmd_damage(src, dst, name, how, pd=None):
+    pd = pd or PerfData(open(src, "rb").read())
+    if name not in FEATS:
+        die("unknown feature %s" % name)
+    bit = FEATS.index(name)
+    out = bytearray(pd.b)
+    if pd.pipe:
+        recs = [r for r in pd.records()
+                if r[1] == REC_HEADER_FEATURE and pd.u64(r[0] + 8) == bit]
+        if not recs:
+            die("no %s feature record" % name)
+        off, _typ, size = recs[0]
+        if how == "len" and size >= 20:
+            struct.pack_into(pd.e + "I", out, off + 16, 0xfffffff0)
+        elif how == "empty":
+            # the record cut to its header and id (a pipe has no offsets
+            # to fix up)
+            struct.pack_into(pd.e + "H", out, off + 6, 16)
+            del out[off + 16:off + size]
+        else:
+            die("cannot damage a %s record with %s" % (name, how))
+        open(dst, "wb").write(out)
+        return
+    secs = [f for f in pd.feats if f[0] == bit]
+    if not secs:
+        die("no %s section" % name)
+    _bit, so, ss, te = secs[0]
+    if how == "len" and ss >= 4:
+        struct.pack_into(pd.e + "I", out, so, 0xfffffff0)
+    elif how == "misplaced":
+        struct.pack_into(pd.e + "Q", out, te, 0)
+    elif how == "entry" and name == "BUILD_ID":
+        first = struct.unpack_from(pd.e + "H", pd.b, so + 6)[0]
+        if first + 8 > ss:
+            die("one build-id entry only")
+        struct.pack_into(pd.e + "H", out, so + first + 6, 4)
+    else:
+        die("cannot damage %s with %s" % (name, how))
+    open(dst, "wb").write(out)
+
+
+def cmd_damage_each(src, prefix, how, names):
+    pd = PerfData(open(src, "rb").read())
+    have = set(feat_name(f[0]) for f in pd.feats)
+    if pd.pipe:
+        have = set(feat_name(pd.u64(r[0] + 8)) for r in pd.records()
+                   if r[1] == REC_HEADER_FEATURE)
+    for name in names:
+        if name in have:
+            cmd_damage(src, "%s.%s.%s.data" % (prefix, name, how), name, how, pd)
+            print(name)
+
+
 def cmd_put(path, off, width, value):
     data = bytearray(open(path, "rb").read())
     pd = PerfData(bytes(data))
@@ -219,6 +284,10 @@ def main(argv):
         cmd_forks(argv[2])
     elif cmd == "strip" and len(argv) >= 4:
         cmd_strip(argv[2], argv[3], argv[4:])
+    elif cmd == "damage" and len(argv) == 6:
+        cmd_damage(argv[2], argv[3], argv[4], argv[5])
+    elif cmd == "damage-each" and len(argv) >= 5:
+        cmd_damage_each(argv[2], argv[3], argv[4], argv[5:])
     elif cmd == "zero-inner" and len(argv) == 4:
         cmd_zero_inner(argv[2], argv[3])
     elif cmd == "put" and len(argv) == 6:
