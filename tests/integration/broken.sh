@@ -3,7 +3,7 @@
 # take a few bytes), at its header sections and at random offsets, and with
 # ~200 seeded random bit flips, through pa dump, header, buildid-list and
 # report. Each run must exit 0 (stderr empty or warnings only) or exit 2
-# with exactly one line "pa: 'FILE': ... at offset N" -- never crash, never
+# with exactly one error line "pa: 'FILE': ... at offset N" (after any warnings) -- never crash, never
 # hang (10 s each; 60 s under an emulator or a sanitizer), never use more
 # than 1 GB of address space. The sweep itself is tests/integration/broken.py
 # (seeded and reproducible; a failure says how to re-run it alone).
