@@ -104,6 +104,44 @@ int pa_cli_write_output(const char *out, pa_cli_writer_fn write, void *ctx);
 	    OPT_STRING('k', "vmlinux", &(r)->vmlinux, "file",                                      \
 	               "vmlinux for the kernel's symbols (if its build-id matches)")
 
+/* The pager (pager.c), as perf and git run it: when stdout is a terminal,
+ * the command's text goes through $PA_PAGER, else $PERF_PAGER, else
+ * $PAGER, else `less` (run by sh -c, LESS=FRSX when LESS is unset); ""
+ * or "cat" means none, and so does off (--no-pager; `pa --no-pager CMD`
+ * sets PA_PAGER=cat). Stderr goes to the pager too when it is a terminal.
+ * start -> the text on stdout -> finish: finish waits for the pager and
+ * returns status; a write error of the closed pipe (the user quit the
+ * pager) is cleared, not reported. Nothing runs when it is not wanted or
+ * cannot start (pid -1). */
+struct pa_pager {
+	int pid; /* -1: no pager */
+	int saved_out, saved_err;
+};
+void pa_pager_start(struct pa_pager *p, bool off);
+int pa_pager_finish(struct pa_pager *p, int status);
+#define PA_OPT_NO_PAGER(v) OPT_BOOL(0, "no-pager", (v), "do not pipe the output into a pager")
+
+/* Filters that match nothing say so (hint.c): for each name of the
+ * --dsos, --comms and --symbols lists of ro that none of the nr reports'
+ * samples had, one line on stderr, "pa: CMD: --dsos 'libc.so' matches no
+ * sampled DSO; did you mean 'libc.so.6'?" with the closest names (edit
+ * distance or prefix). After pa_report_run(). */
+struct pa_report;
+struct pa_report_opts;
+void pa_cli_filter_hints(const char *cmd, struct pa_report *const *r, unsigned nr,
+                         const struct pa_report_opts *ro);
+
+/* The options of a command made on a pa_trace (export, view): its
+ * filters, symbol sources, --max-stack (into a long), --event,
+ * --no-demangle and --[no-]inline (into a bool, true by default). */
+#define PA_OPTS_TRACE(to, max_stack, inline_)                                                      \
+	OPT_INT(0, "max-stack", max_stack, "n", "at most n call-chain entries (default 127)"),     \
+	    OPT_STRING(0, "event", &(to)->filter.events, "list", "only these events"),             \
+	    PA_OPTS_TRACE_FILTERS(&(to)->filter), PA_OPTS_SYMBOLS(&(to)->res),                     \
+	    OPT_BOOL(0, "no-demangle", &(to)->res.no_demangle, "do not demangle symbol names"),    \
+	    OPT_BOOL(0, "inline", inline_,                                                         \
+	             "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)")
+
 int cmd_archive(int argc, const char **argv);
 int cmd_buildid_cache(int argc, const char **argv);
 int cmd_buildid_list(int argc, const char **argv);
@@ -115,5 +153,12 @@ int cmd_script(int argc, const char **argv);
 int cmd_folded(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_flamegraph(int argc, const char **argv);
+int cmd_view(int argc, const char **argv);
+/* pa view's page of input into output (cmd-view.c), shared with `pa report
+ * --html`: the trace options' row filters (dsos, comms, symbols, pids, tids)
+ * become the page's, which keep the total; vo may be NULL. An exit status. */
+struct pa_view_opts;
+int pa_cli_view_write(const char *input, const char *output, struct pa_trace_opts *to,
+                      const struct pa_view_opts *vo);
 
 #endif

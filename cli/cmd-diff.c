@@ -122,7 +122,7 @@ int cmd_diff(int argc, const char **argv)
 {
 	const char *compute = NULL, *percentage = NULL, *max_memory = NULL;
 	int quiet = 0, verbose = 0;
-	bool force = false;
+	bool force = false, no_pager = false;
 	long order = 1;
 	struct pa_diff_opts o = {.sz = sizeof(o), .compute = PA_DIFF_DELTA_ABS};
 	struct pa_report_opts ro = {.sz = sizeof(ro)};
@@ -138,6 +138,7 @@ int cmd_diff(int argc, const char **argv)
 	    OPT_COUNT('q', "quiet", &quiet, "print rows only"),
 	    OPT_COUNT('v', "verbose", &verbose, "list the data files also for two files"),
 	    OPT_BOOL('f', "force", &force, "accepted for perf's command lines"),
+	    PA_OPT_NO_PAGER(&no_pager),
 	    OPT_STRING(
 	        's', "sort", &ro.sort, "keys",
 	        "match and sort by keys: comm,pid,tid,dso,sym,cpu,srcline (default dso,sym)"),
@@ -195,8 +196,13 @@ int cmd_diff(int argc, const char **argv)
 	for (unsigned i = 0; !status && i < nf; i++)
 		rs[i] = in[i].r;
 	struct pa_err err = {0};
+	struct pa_pager pager;
+	pa_pager_start(&pager, no_pager || status);
 	if (!status && pa_report_diff_print(rs, nf, &o, stdout, &err))
 		status = pa_cli_fail("diff", paths[0], &err);
+	else if (!status)
+		pa_cli_filter_hints("diff", rs, nf, &ro);
+	status = pa_pager_finish(&pager, status);
 	for (unsigned i = 0; in && i < nf; i++) {
 		pa_report_free(in[i].r);
 		pa_session_free(in[i].s);

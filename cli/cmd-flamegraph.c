@@ -105,6 +105,8 @@ static int add_perf_data(struct pa_flame *fg, const char *open_path, const char 
 			"record\n",
 			path);
 	}
+	if (!status)
+		pa_cli_filter_hints("flamegraph", &r, 1, &a->ro);
 	free(c.names);
 	free(c.kinds);
 	pa_report_free(r);

@@ -75,6 +75,8 @@ static int fold(struct pa_file *f, const char *path, struct pa_report_opts *ro, 
 			fprintf(stderr, "pa: '%s': %s\n", path, pa_strerror(ret));
 			status = PA_EXIT_BADINPUT;
 		}
+		if (ret >= 0)
+			pa_cli_filter_hints("folded", &r, 1, ro);
 		if (pa_file_was_truncated(f))
 			fprintf(stderr,
 			        "pa: '%s': warning: data cut short, folded up to the last "

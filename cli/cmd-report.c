@@ -1,6 +1,7 @@
 /* cmd-report.c - `pa report`: perf report's flags, wiring only. */
 #include "cli.h"
 #include "report/report.h"
+#include "resolver/resolver.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -9,14 +10,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static void print_dso_note(void *ctx, const struct pa_dso *dso, bool has_symbols,
-			   const char *why)
+static void print_dso_note(void *ctx, const struct pa_dso *dso, bool has_symbols, const char *why)
 {
 	(void)ctx;
 	char hex[41];
 	pa_hex(hex, dso->build_id, dso->build_id_size);
 	fprintf(stderr, "pa: %ssymbols for '%s'%s%s: %s\n", has_symbols ? "" : "no ",
-		dso->long_name, dso->build_id_size ? " build-id " : "", hex, why);
+	        dso->long_name, dso->build_id_size ? " build-id " : "", hex, why);
 }
 
 /* Does any event of a file-mode recording sample call chains? */
@@ -52,17 +52,16 @@ static void print_unwind_note(struct pa_file *f)
 	struct utsname un;
 	if (!arch || !*arch)
 		arch = uname(&un) ? "" : un.machine;
-	if (!strcmp(arch, "x86_64") || !strcmp(arch, "x86") ||
-	    !strcmp(arch, "amd64") ||
+	if (!strcmp(arch, "x86_64") || !strcmp(arch, "x86") || !strcmp(arch, "amd64") ||
 	    (arch[0] == 'i' && arch[1] && arch[2] == '8' && arch[3] == '6' && !arch[4]))
 		return;
 	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
 	for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
 		if ((pa_file_evsel(f, i)->attr.sample_type & both) == both) {
 			fprintf(stderr,
-				"pa: user stacks not unwound (perf record --call-graph dwarf): the "
-				"recording's arch is '%s', pa unwinds x86 (x86_64, i386) only\n",
-				arch);
+			        "pa: user stacks not unwound (perf record --call-graph dwarf): the "
+			        "recording's arch is '%s', pa unwinds x86 (x86_64, i386) only\n",
+			        arch);
 			return;
 		}
 }
@@ -96,41 +95,82 @@ static bool percent_limit_after_g(int argc, const char **argv)
 	return last_pl > last_g;
 }
 
+/* --html FILE: pa view's page instead of the stdio report, with the
+ * report's filters and symbol options (the page computes every sort). */
+static int report_html(const char *input, const char *html, const struct pa_report_opts *ro)
+{
+	struct pa_trace_opts to = {.sz = sizeof(to), .res = {.sz = sizeof(to.res)}};
+	to.filter = (struct pa_filter_spec){
+	    .dsos = ro->dsos,
+	    .comms = ro->comms,
+	    .symbols = ro->symbols,
+	    .pids = ro->pids,
+	    .tids = ro->tids,
+	    .cpus = ro->cpus,
+	    .time = ro->time,
+	    .events = ro->events,
+	};
+	to.res.no_demangle = ro->no_demangle;
+	to.res.symfs = ro->symfs;
+	to.res.buildid_dir = ro->buildid_dir;
+	to.res.kallsyms = ro->kallsyms;
+	to.res.vmlinux = ro->vmlinux;
+	to.max_stack = ro->max_stack;
+	to.no_inline = ro->no_inline;
+	return pa_cli_view_write(input, html, &to, NULL);
+}
+
 int cmd_report(int argc, const char **argv)
 {
-	const char *input = NULL, *callgraph = NULL, *percentage = NULL, *max_memory = NULL;
-	bool header_only = false, header = false, stdio_ = false, children = true, inline_ = true;
+	const char *input = NULL, *callgraph = NULL, *percentage = NULL, *max_memory = NULL,
+	           *html = NULL;
+	bool header_only = false, header = false, stdio_ = false, children = true, inline_ = true,
+	     no_pager = false;
 	int quiet = 0, verbose = 0;
 	long max_stack = 0;
 	double percent_limit = 0;
 	struct pa_report_opts ro = {.sz = sizeof(ro)};
 	const struct pa_option opts[] = {
-		OPT_STRING('i', "input", &input, "file", "input file name (default perf.data, - for stdin)"),
-		OPT_BOOL(0, "header-only", &header_only, "print the header and stop"),
-		OPT_BOOL(0, "header", &header, "print the header, then the report"),
-		OPT_BOOL(0, "stdio", &stdio_, "use the stdio interface (the only one)"),
-		OPT_COUNT('q', "quiet", &quiet, "print rows only"),
-		OPT_BOOL('n', "show-nr-samples", &ro.show_nr_samples, "show the number of samples of each row"),
-		OPT_BOOL(0, "show-total-period", &ro.show_total_period, "show the period of each row"),
-		OPT_COUNT('v', "verbose", &verbose, "say why DSOs have no symbols"),
-		OPT_BOOL(0, "children", &children, "accumulate callchains of children (default; --no-children)"),
-		OPT_STRING_OPTARG('g', "call-graph", &callgraph, "mode",
-				  "graph|flat|fractal|folded|none,threshold,print_limit,caller|callee,function|address,percent|period|count",
-				  "graph,0.5,caller,function,percent"),
-		OPT_INT(0, "max-stack", &max_stack, "n", "at most n call-chain entries (default 127)"),
-		OPT_STRING(0, "ignore-callees", &ro.ignore_callees, "regex",
-			   "ignore callees of functions that match"),
-		OPT_STRING('p', "parent", &ro.parent, "regex", "parent symbols (adds the parent column)"),
-		OPT_STRING('s', "sort", &ro.sort, "keys", "sort by keys: comm,pid,tid,dso,sym,cpu,parent"),
-		OPT_STRING('F', "fields", &ro.fields, "keys", "output fields: overhead,sample,period + sort keys"),
-		PA_OPTS_REPORT_FILTERS(&ro, 'c', 'C'),
-		OPT_DOUBLE(0, "percent-limit", &percent_limit, "percent", "hide rows (and call-graph branches) below this percentage"),
-		OPT_STRING(0, "percentage", &percentage, "relative|absolute", "how filtered rows are counted"),
-		PA_OPTS_SYMBOLS(&ro),
-		OPT_STRING(0, "max-memory", &max_memory, "size", PA_MAX_MEMORY_HELP),
-		OPT_BOOL(0, "no-demangle", &ro.no_demangle, "do not demangle symbol names"),
-		OPT_BOOL(0, "inline", &inline_, "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)"),
-		OPT_END(),
+	    OPT_STRING('i', "input", &input, "file",
+	               "input file name (default perf.data, - for stdin)"),
+	    OPT_BOOL(0, "header-only", &header_only, "print the header and stop"),
+	    OPT_BOOL(0, "header", &header, "print the header, then the report"),
+	    OPT_BOOL(0, "stdio", &stdio_,
+	             "use the stdio interface (the only one; pa view: an interactive one)"),
+	    OPT_STRING(0, "html", &html, "file",
+	               "write pa view's interactive HTML page to file instead (see pa view)"),
+	    PA_OPT_NO_PAGER(&no_pager),
+	    OPT_COUNT('q', "quiet", &quiet, "print rows only"),
+	    OPT_BOOL('n', "show-nr-samples", &ro.show_nr_samples,
+	             "show the number of samples of each row"),
+	    OPT_BOOL(0, "show-total-period", &ro.show_total_period, "show the period of each row"),
+	    OPT_COUNT('v', "verbose", &verbose, "say why DSOs have no symbols"),
+	    OPT_BOOL(0, "children", &children,
+	             "accumulate callchains of children (default; --no-children)"),
+	    OPT_STRING_OPTARG('g', "call-graph", &callgraph, "mode",
+	                      "graph|flat|fractal|folded|none,threshold,print_limit,caller|callee,"
+	                      "function|address,percent|period|count",
+	                      "graph,0.5,caller,function,percent"),
+	    OPT_INT(0, "max-stack", &max_stack, "n", "at most n call-chain entries (default 127)"),
+	    OPT_STRING(0, "ignore-callees", &ro.ignore_callees, "regex",
+	               "ignore callees of functions that match"),
+	    OPT_STRING('p', "parent", &ro.parent, "regex",
+	               "parent symbols (adds the parent column)"),
+	    OPT_STRING('s', "sort", &ro.sort, "keys",
+	               "sort by keys: comm,pid,tid,dso,sym,cpu,parent"),
+	    OPT_STRING('F', "fields", &ro.fields, "keys",
+	               "output fields: overhead,sample,period + sort keys"),
+	    PA_OPTS_REPORT_FILTERS(&ro, 'c', 'C'),
+	    OPT_DOUBLE(0, "percent-limit", &percent_limit, "percent",
+	               "hide rows (and call-graph branches) below this percentage"),
+	    OPT_STRING(0, "percentage", &percentage, "relative|absolute",
+	               "how filtered rows are counted"),
+	    PA_OPTS_SYMBOLS(&ro),
+	    OPT_STRING(0, "max-memory", &max_memory, "size", PA_MAX_MEMORY_HELP),
+	    OPT_BOOL(0, "no-demangle", &ro.no_demangle, "do not demangle symbol names"),
+	    OPT_BOOL(0, "inline", &inline_,
+	             "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)"),
+	    OPT_END(),
 	};
 	int n = pa_parse_options(argc, argv, opts, "pa report [options]");
 	if (n < 0)
@@ -161,9 +201,11 @@ int cmd_report(int argc, const char **argv)
 	}
 	ro.relative = percentage && !strcmp(percentage, "relative");
 	ro.no_inline = !inline_;
+	ro.max_stack = (int)max_stack;
+	if (html)
+		return report_html(input, html, &ro);
 	ro.quiet = quiet > 0;
 	ro.percent_limit = percent_limit;
-	ro.max_stack = (int)max_stack;
 	if (percent_limit > 0 && percent_limit_after_g(argc, argv)) {
 		ro.has_call_graph_threshold = true;
 		ro.call_graph_threshold = percent_limit;
@@ -173,18 +215,22 @@ int cmd_report(int argc, const char **argv)
 	struct pa_file *f = pa_cli_open(input, &status);
 	if (!f)
 		return status;
+	/* perf report on a terminal is its interactive browser unless told
+	 * --stdio; pa's is the stdio one, its interactive one pa view */
+	if (!stdio_ && !quiet && !header_only && isatty(STDOUT_FILENO))
+		fprintf(stderr, "pa: report: this is the --stdio report; for an interactive one: "
+		                "pa view -o report.html\n");
+	struct pa_pager pager;
 	if (header_only) {
+		pa_pager_start(&pager, no_pager);
 		status = pa_cli_print_header(f, path);
 		pa_file_close(f);
-		return status;
+		return pa_pager_finish(&pager, status);
 	}
-	if (header) {
-		if (pa_file_mode(f) == PA_FILE_MODE_PIPE) {
-			fprintf(stderr, "pa: report: --header needs a file, not a pipe\n");
-			pa_file_close(f);
-			return PA_EXIT_USAGE;
-		}
-		pa_print_header(stdout, f);
+	if (header && pa_file_mode(f) == PA_FILE_MODE_PIPE) {
+		fprintf(stderr, "pa: report: --header needs a file, not a pipe\n");
+		pa_file_close(f);
+		return PA_EXIT_USAGE;
 	}
 
 	/* What perf report decides from the file before reading samples.
@@ -195,8 +241,9 @@ int cmd_report(int argc, const char **argv)
 	bool graphs = !(callgraph && !strncmp(callgraph, "none", 4));
 	bool wants_parent = ro.parent || (ro.sort && strstr(ro.sort, "parent"));
 	if (!pipe && !has_chains && (wants_parent || (callgraph && graphs))) {
-		fprintf(stderr, "pa: report: %s, but the recording has no call chains (perf record -g)\n",
-			wants_parent ? "parent symbols need call chains" : "-g needs call chains");
+		fprintf(stderr,
+		        "pa: report: %s, but the recording has no call chains (perf record -g)\n",
+		        wants_parent ? "parent symbols need call chains" : "-g needs call chains");
 		pa_file_close(f);
 		return PA_EXIT_USAGE;
 	}
@@ -206,7 +253,8 @@ int cmd_report(int argc, const char **argv)
 	 * cancels the accumulation */
 	char *cg = NULL;
 	if (children && graphs && !names_order(callgraph)) {
-		if (asprintf(&cg, "%s%scaller", callgraph ? callgraph : "", callgraph ? "," : "") < 0) {
+		if (asprintf(&cg, "%s%scaller", callgraph ? callgraph : "", callgraph ? "," : "") <
+		    0) {
 			pa_file_close(f);
 			return PA_EXIT_USAGE;
 		}
@@ -220,27 +268,34 @@ int cmd_report(int argc, const char **argv)
 	ro.no_threads = pa_cli_no_threads();
 	struct pa_err err = {0};
 	struct pa_session_opts so = {.sz = sizeof(so),
-				     .no_callchains = !ro.callchain,
-				     .max_memory = max_mem,
-				     .no_reader_thread = pa_cli_no_threads(),
-				     .keep_user_stacks = ro.callchain && pa_cli_user_stacks(f),
-				     .lazy_sample_loc = true};
+	                             .no_callchains = !ro.callchain,
+	                             .max_memory = max_mem,
+	                             .no_reader_thread = pa_cli_no_threads(),
+	                             .keep_user_stacks = ro.callchain && pa_cli_user_stacks(f),
+	                             .lazy_sample_loc = true};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	int rr = !r || pa_report_run(r, &err);
+	/* the pager once there is something to show (not for an error) */
+	pa_pager_start(&pager, no_pager || (rr && !header));
+	if (header)
+		pa_print_header(stdout, f);
 	int rp = rr || pa_report_print(r, stdout, &err);
 	if (rr || rp) {
 		status = pa_cli_fail("report", path, &err);
 	} else {
+		pa_cli_filter_hints("report", &r, 1, &ro);
 		if (verbose)
 			pa_report_foreach_dso_note(r, print_dso_note, NULL);
 		if (verbose && ro.callchain)
 			print_unwind_note(f);
 		if (pa_file_was_truncated(f))
-			fprintf(stderr, "pa: '%s': warning: data cut short, reported up to the last "
-					"complete record\n",
-				path);
+			fprintf(stderr,
+			        "pa: '%s': warning: data cut short, reported up to the last "
+			        "complete record\n",
+			        path);
 	}
+	status = pa_pager_finish(&pager, status);
 	pa_report_free(r);
 	pa_session_free(s);
 	pa_file_close(f);

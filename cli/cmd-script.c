@@ -10,7 +10,7 @@ int cmd_script(int argc, const char **argv)
 {
 	const char *input = NULL;
 	bool inline_ = true, demangle = true, header = false, show_mmap = false, show_task = false,
-	     show_switch = false;
+	     show_switch = false, no_pager = false;
 	long max_stack = 0;
 	struct pa_trace_opts to = {.sz = sizeof(to), .res = {.sz = sizeof(to.res)}};
 	struct pa_script_opts so = {.sz = sizeof(so)};
@@ -26,6 +26,7 @@ int cmd_script(int argc, const char **argv)
 	    OPT_BOOL(0, "reltime", &so.reltime, "time stamps relative to the first sample"),
 	    OPT_BOOL(0, "deltatime", &so.deltatime, "time stamps relative to the previous sample"),
 	    OPT_BOOL(0, "header", &header, "print the data header first"),
+	    PA_OPT_NO_PAGER(&no_pager),
 	    OPT_BOOL(0, "show-mmap-events", &show_mmap, "print mmap records too"),
 	    OPT_BOOL(0, "show-task-events", &show_task, "print comm, fork and exit records too"),
 	    OPT_BOOL(0, "show-switch-events", &show_switch, "print context switch records too"),
@@ -66,6 +67,8 @@ int cmd_script(int argc, const char **argv)
 	struct pa_session *s = NULL;
 	struct pa_trace *t = pa_cli_trace(f, &to, &s, &err);
 	struct pa_script *sc = t ? pa_script_new(t, &so, &err) : NULL;
+	struct pa_pager pager;
+	pa_pager_start(&pager, no_pager || !sc);
 	if (sc && header && pa_file_mode(f) == PA_FILE_MODE_FILE)
 		pa_print_header(stdout, f);
 	if (!sc || pa_trace_run(t, &err) || pa_script_print(sc, stdout, &err)) {
@@ -76,6 +79,7 @@ int cmd_script(int argc, const char **argv)
 		        "record\n",
 		        path);
 	}
+	status = pa_pager_finish(&pager, status);
 	pa_script_free(sc);
 	pa_trace_free(t);
 	pa_session_free(s);

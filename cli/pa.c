@@ -23,11 +23,12 @@ static const struct cmd commands[] = {
 	{"header", cmd_header, "print the perf.data header (like perf report --header-only)"},
 	{"report", cmd_report, "summarize samples like perf report"},
 	{"script", cmd_script, "print every sample (and chosen records) like perf script"},
+	{"view", cmd_view, "write one HTML page to explore the recording: trees, flame graph, timeline"},
 };
 
 static void print_help(FILE *out)
 {
-	fprintf(out, "usage: pa [--version] [--help] COMMAND [ARGS]\n\n"
+	fprintf(out, "usage: pa [--version] [--help] [--no-pager|-p] COMMAND [ARGS]\n\n"
 		     "pa reads perf.data files written on any machine.\n\n"
 		     "commands:\n");
 	for (size_t i = 0; i < PA_ARRAY_SIZE(commands); i++)
@@ -119,6 +120,19 @@ int main(int argc, const char **argv)
 		print_help(stderr);
 		return PA_EXIT_USAGE;
 	}
+	/* perf's global pager options: --no-pager (for every command, through
+	 * PA_PAGER, pager.c), -p/--paginate (any command's text, through the
+	 * pager started here; a command then sees no terminal to page) */
+	bool paginate = false;
+	while (argc > 2 && (!strcmp(argv[1], "--no-pager") || !strcmp(argv[1], "-p") ||
+	                    !strcmp(argv[1], "--paginate"))) {
+		if (!strcmp(argv[1], "--no-pager"))
+			setenv("PA_PAGER", "cat", 1);
+		else
+			paginate = true;
+		argv++;
+		argc--;
+	}
 	const char *name = argv[1];
 	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
 		printf("pa version %s\n", PA_VERSION);
@@ -146,6 +160,9 @@ int main(int argc, const char **argv)
 		fprintf(stderr, "pa: '%s' is not a pa command. See 'pa --help'.\n", name);
 		return PA_EXIT_USAGE;
 	}
+	struct pa_pager pager;
+	pa_pager_start(&pager, !paginate);
 	int status = c->fn(argc - 1, argv + 1);
-	return finish_stdout(status < 0 ? (status == -2 ? 0 : PA_EXIT_USAGE) : status);
+	status = finish_stdout(status < 0 ? (status == -2 ? 0 : PA_EXIT_USAGE) : status);
+	return pa_pager_finish(&pager, status);
 }

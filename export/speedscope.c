@@ -56,12 +56,6 @@ struct frame {
 	uint64_t hash;    /* of name and file */
 };
 
-struct stack {
-	size_t off; /* into the pool, root first */
-	uint32_t len;
-	uint64_t hash;
-};
-
 struct entry {
 	uint32_t stack;
 	uint64_t weight;
@@ -90,15 +84,9 @@ struct ss {
 	size_t nr_frames, frames_cap;
 	uint32_t *frame_tab;
 	size_t frame_tab_cap;
-	uint32_t *loc_frame; /* location id -> frame index + 1, 0: not yet */
-	/* stacks interned in a pool, an index table on their frames */
-	uint32_t *pool;
-	size_t pool_len, pool_cap;
-	struct stack *stacks;
-	size_t nr_stacks, stacks_cap;
-	uint32_t *stack_tab;
-	size_t stack_tab_cap;
-	uint32_t *tmp; /* one stack being built */
+	uint32_t *loc_frame;     /* location id -> frame index + 1, 0: not yet */
+	struct pa_seqset stacks; /* frame indices, root first */
+	uint32_t *tmp;           /* one stack being built */
 	size_t tmp_cap;
 	/* profiles, and (evsel, pid or tid) -> index + 1 */
 	struct profile *profiles;
@@ -109,11 +97,6 @@ struct ss {
 static uint64_t frame_hash_of(void *ctx, uint32_t i)
 {
 	return ((struct ss *)ctx)->frames[i].hash;
-}
-
-static uint64_t stack_hash_of(void *ctx, uint32_t i)
-{
-	return ((struct ss *)ctx)->stacks[i].hash;
 }
 
 /* perf's srcline "file:line" (addr2line's, with " (discriminator N)"
@@ -212,33 +195,6 @@ static int frame_of(struct ss *x, uint32_t id, uint32_t *out)
 	return 0;
 }
 
-/* The stack of x->tmp[0, n) (made when new). 0 or -ENOMEM. */
-static int stack_of(struct ss *x, uint32_t n, uint32_t *out)
-{
-	uint64_t h = pa_hash_bytes(x->tmp, n * sizeof(*x->tmp));
-	if (pa_index_table_grow(&x->stack_tab, &x->stack_tab_cap, x->nr_stacks, stack_hash_of, x))
-		return -ENOMEM;
-	size_t mask = x->stack_tab_cap - 1, j = h & mask;
-	for (; x->stack_tab[j]; j = (j + 1) & mask) {
-		const struct stack *s = &x->stacks[x->stack_tab[j] - 1];
-		if (s->hash == h && s->len == n &&
-		    !memcmp(x->pool + s->off, x->tmp, n * sizeof(*x->tmp))) {
-			*out = x->stack_tab[j] - 1;
-			return 0;
-		}
-	}
-	if (PA_GROW(x->stacks, x->stacks_cap, x->nr_stacks + 1, 256) ||
-	    PA_GROW(x->pool, x->pool_cap, x->pool_len + n, 4096))
-		return -ENOMEM;
-	memcpy(x->pool + x->pool_len, x->tmp, n * sizeof(*x->tmp));
-	x->stacks[x->nr_stacks] = (struct stack){.off = x->pool_len, .len = n, .hash = h};
-	x->pool_len += n;
-	*out = (uint32_t)x->nr_stacks;
-	x->stack_tab[j] = *out + 1;
-	x->nr_stacks++;
-	return 0;
-}
-
 static struct profile *profile_of(struct ss *x, const struct pa_trace_sample *sm)
 {
 	int32_t id = x->per_process ? sm->pid : sm->tid;
@@ -273,7 +229,7 @@ static int on_sample(void *ctx, const struct pa_trace_sample *sm)
 		if (err)
 			return err;
 	}
-	if (stack_of(x, n, &st))
+	if (pa_seqset_add(&x->stacks, x->tmp, n, &st))
 		return -ENOMEM;
 	struct profile *p = profile_of(x, sm);
 	if (!p)
@@ -370,10 +326,11 @@ static int write_json(struct ss *x, const struct pa_export_opts *opts, FILE *out
 		        ",\n\"samples\":[",
 		        unit_of(f, ev), p->total);
 		for (size_t k = 0; k < p->n; k++) {
-			const struct stack *s = &x->stacks[p->e[k].stack];
+			uint32_t len;
+			const uint32_t *v = pa_seqset_get(&x->stacks, p->e[k].stack, &len);
 			fputs(k ? (k % 16 ? ",[" : ",\n[") : "[", out);
-			for (uint32_t d = 0; d < s->len; d++)
-				fprintf(out, d ? ",%" PRIu32 : "%" PRIu32, x->pool[s->off + d]);
+			for (uint32_t d = 0; d < len; d++)
+				fprintf(out, d ? ",%" PRIu32 : "%" PRIu32, v[d]);
 			putc(']', out);
 		}
 		fputs("],\n\"weights\":[", out);
@@ -425,9 +382,7 @@ out:
 	free(x.profiles);
 	pa_u64map_release(&x.by_key);
 	free(x.tmp);
-	free(x.stack_tab);
-	free(x.stacks);
-	free(x.pool);
+	pa_seqset_release(&x.stacks);
 	free(x.loc_frame);
 	free(x.frame_tab);
 	free(x.frames);

@@ -119,7 +119,7 @@ static inline bool pa_flame_visible(const struct pa_flame_conf *c, uint64_t valu
 int pa_flame_write_svg(struct pa_flame *fg, FILE *out, const struct pa_flame_conf *c);
 int pa_flame_write_html(struct pa_flame *fg, FILE *out, const struct pa_flame_conf *c);
 
-/* Embedded assets: flame/svg.js, html.js, html.css as C strings (embed.cmake). */
+/* Embedded assets: flame/svg.js, html.js, html.css as C strings (cmake/embed.cmake). */
 extern const char pa_flame_asset_svg_js[];
 extern const char pa_flame_asset_html_js[];
 extern const char pa_flame_asset_html_css[];

@@ -382,3 +382,36 @@ void pa_report_foreach_dso_note(struct pa_report *r, pa_report_dso_note_fn fn, v
 {
 	pa_resolver_foreach_dso_note(r->res, fn, ctx);
 }
+
+/* Every sample made or joined a bucket, filtered or not (model.c), and
+ * every location of a sample or of its call chain is interned, so the
+ * buckets hold every comm and the locations every DSO and symbol a
+ * filter could have matched; repeated names are not skipped except for
+ * runs of the same one. */
+int pa_report_foreach_name(const struct pa_report *r, enum pa_report_name kind,
+                           pa_report_name_fn fn, void *ctx)
+{
+	const struct pa_loc *locs = r->res ? pa_report_locs(r) : NULL;
+	size_t n = kind == PA_REPORT_NAME_COMM ? r->nr_buckets
+	           : locs                      ? pa_resolver_nr_locs(r->res)
+	                                       : 0;
+	const char *prev = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *a = NULL, *c = NULL;
+		if (kind == PA_REPORT_NAME_COMM)
+			a = r->buckets[i].comm;
+		else if (kind == PA_REPORT_NAME_SYM)
+			a = locs[i].sym ? locs[i].sym->name : NULL;
+		else if (locs[i].dso)
+			a = locs[i].dso->short_name, c = locs[i].dso->long_name;
+		if (!a || a == prev)
+			continue;
+		prev = a;
+		int ret = fn(ctx, a);
+		if (!ret && c && strcmp(a, c))
+			ret = fn(ctx, c);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

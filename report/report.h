@@ -264,6 +264,17 @@ typedef void (*pa_report_dso_note_fn)(void *ctx, const struct pa_dso *dso, bool 
 				      const char *why);
 void pa_report_foreach_dso_note(struct pa_report *r, pa_report_dso_note_fn fn, void *ctx);
 
+/* The names the filters (--dsos, --comms, --symbols) compare, as the
+ * recording's samples had them before any filter: after pa_report_run(),
+ * fn(ctx, name) for each sampled DSO (short and long name), comm or
+ * symbol, maybe more than once. Return non-zero from fn to stop; that
+ * value is returned. So that a caller can tell a filter that matches
+ * nothing from one that matches. */
+enum pa_report_name { PA_REPORT_NAME_DSO, PA_REPORT_NAME_COMM, PA_REPORT_NAME_SYM };
+typedef int (*pa_report_name_fn)(void *ctx, const char *name);
+int pa_report_foreach_name(const struct pa_report *r, enum pa_report_name kind,
+                           pa_report_name_fn fn, void *ctx);
+
 /* ---- perf diff (diff.c) ---------------------------------------------------
  *
  * r[0] is the baseline, r[1..n) the recordings compared with it: reports

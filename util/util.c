@@ -27,7 +27,7 @@ const char *pa_strerror(int err)
 }
 
 static int err_vset(struct pa_err *e, int code, int has_off, uint64_t off, const char *fmt,
-		    va_list ap)
+                    va_list ap)
 {
 	if (code > 0)
 		code = -code;
@@ -386,6 +386,44 @@ int pa_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t min_cap)
 	return 0;
 }
 
+size_t pa_edit_distance(const char *a, const char *b, size_t max)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	if ((na > nb ? na - nb : nb - na) > max)
+		return max + 1;
+	/* one row of the table, the previous row's diagonal kept aside */
+	size_t small[128];
+	size_t *row = nb < PA_ARRAY_SIZE(small) ? small : malloc((nb + 1) * sizeof(*row));
+	if (!row)
+		return max + 1;
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = j;
+	size_t best = 0;
+	for (size_t i = 1; i <= na; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		best = row[0];
+		for (size_t j = 1; j <= nb; j++) {
+			size_t up = row[j];
+			size_t v = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > max)
+			break; /* every later row is at least this far */
+	}
+	size_t d = best > max ? max + 1 : row[nb];
+	if (row != small)
+		free(row);
+	return d > max ? max + 1 : d;
+}
+
 int pa_write_all(int fd, const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -494,6 +532,44 @@ int pa_index_table_grow(uint32_t **table, size_t *cap, size_t count,
 	*table = t;
 	*cap = ncap;
 	return 0;
+}
+
+static uint64_t seq_hash_of(void *ctx, uint32_t i)
+{
+	return ((struct pa_seqset *)ctx)->seqs[i].hash;
+}
+
+int pa_seqset_add(struct pa_seqset *s, const uint32_t *v, uint32_t n, uint32_t *out)
+{
+	uint64_t h = pa_hash_bytes(v, n * sizeof(*v));
+	if (pa_index_table_grow(&s->tab, &s->tab_cap, s->nr, seq_hash_of, s))
+		return -ENOMEM;
+	size_t mask = s->tab_cap - 1, j = h & mask;
+	for (; s->tab[j]; j = (j + 1) & mask) {
+		const struct pa_seq *q = &s->seqs[s->tab[j] - 1];
+		if (q->hash == h && q->len == n && !memcmp(s->pool + q->off, v, n * sizeof(*v))) {
+			*out = s->tab[j] - 1;
+			return 0;
+		}
+	}
+	if (PA_GROW(s->seqs, s->cap, s->nr + 1, 256) ||
+	    PA_GROW(s->pool, s->pool_cap, s->pool_len + n, 4096))
+		return -ENOMEM;
+	if (n)
+		memcpy(s->pool + s->pool_len, v, n * sizeof(*v));
+	s->seqs[s->nr] = (struct pa_seq){.off = s->pool_len, .len = n, .hash = h};
+	s->pool_len += n;
+	*out = (uint32_t)s->nr++;
+	s->tab[j] = *out + 1;
+	return 0;
+}
+
+void pa_seqset_release(struct pa_seqset *s)
+{
+	free(s->pool);
+	free(s->seqs);
+	free(s->tab);
+	*s = (struct pa_seqset){0};
 }
 
 uint64_t pa_hash_bytes(const void *p, size_t n)

@@ -13,13 +13,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define PA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define PA_ARRAY_SIZE(a)  (sizeof(a) / sizeof((a)[0]))
 #define PA_ALIGN_UP(x, a) (((x) + ((a)-1)) & ~((uint64_t)(a)-1))
-#define PA_CMP(a, b) (((a) > (b)) - ((a) < (b)))
+#define PA_CMP(a, b)      (((a) > (b)) - ((a) < (b)))
 
 #if defined(__GNUC__)
 #define PA_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#define PA_UNUSED __attribute__((unused))
+#define PA_UNUSED       __attribute__((unused))
 #else
 #define PA_PRINTF(f, a)
 #define PA_UNUSED
@@ -58,8 +58,7 @@ struct pa_err {
 
 /* Fill *e (if not NULL) and return code (negative). */
 int pa_err_set(struct pa_err *e, int code, const char *fmt, ...) PA_PRINTF(3, 4);
-int pa_err_set_at(struct pa_err *e, int code, uint64_t off, const char *fmt, ...)
-	PA_PRINTF(4, 5);
+int pa_err_set_at(struct pa_err *e, int code, uint64_t off, const char *fmt, ...) PA_PRINTF(4, 5);
 void pa_err_clear(struct pa_err *e);
 
 /* Arena: bump allocation in chunks, freed all at once by release.
@@ -114,6 +113,11 @@ char *pa_vasprintf(const char *fmt, va_list ap) PA_PRINTF(1, 0);
  * -ENOMEM with the array and *cap left as they were. */
 int pa_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t min_cap);
 #define PA_GROW(arr, cap, need, min_cap) pa_grow(&(arr), &(cap), (need), sizeof(*(arr)), (min_cap))
+
+/* The edit distance (Levenshtein: insertions, deletions, substitutions)
+ * between a and b, counting at most max: returns min(distance, max + 1)
+ * (so that "too far" costs little). For "did you mean" hints. */
+size_t pa_edit_distance(const char *a, const char *b, size_t max);
 
 /* Write all n bytes to fd, retrying after EINTR and short writes; 0 or
  * -errno. */
@@ -198,6 +202,32 @@ static inline uint64_t pa_hash64(uint64_t x)
 /* Hashes of n bytes, and of a string, mixed with pa_hash64. */
 uint64_t pa_hash_bytes(const void *p, size_t n);
 uint64_t pa_hash_str(const char *s);
+
+/* ---- A set of u32 sequences (stacks of frame ids), each kept once ----
+ * Sequences are numbered 0, 1, ... in the order they are first added;
+ * their values live in one pool. Zeroed: empty. */
+struct pa_seq {
+	size_t off; /* into the pool */
+	uint32_t len;
+	uint64_t hash;
+};
+struct pa_seqset {
+	uint32_t *pool;
+	size_t pool_len, pool_cap;
+	struct pa_seq *seqs;
+	size_t nr, cap;
+	uint32_t *tab; /* index + 1 of a sequence, 0: empty */
+	size_t tab_cap;
+};
+/* The number of v[0, n) in s, added when new: 0 or -ENOMEM. */
+int pa_seqset_add(struct pa_seqset *s, const uint32_t *v, uint32_t n, uint32_t *out);
+/* Sequence i's values (its length in *n). */
+static inline const uint32_t *pa_seqset_get(const struct pa_seqset *s, uint32_t i, uint32_t *n)
+{
+	*n = s->seqs[i].len;
+	return s->pool + s->seqs[i].off;
+}
+void pa_seqset_release(struct pa_seqset *s);
 
 /* ---- A trie of (parent, value) pairs: call stacks kept once each ----
  * Node 0 is the root (the empty path); every other node is a unique

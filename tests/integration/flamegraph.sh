@@ -201,6 +201,29 @@ printf 'app;main;work;compute 600\napp;main;%s 400\n' "$deep" >deep-wide.folded
 pa flamegraph -i deep-narrow.folded -o deep-narrow.html &&
 	pa flamegraph -i deep-wide.folded -o deep-wide.html &&
 	pa flamegraph -i deep-wide.folded --inverted -o deep-icicle.html || fail "deep graphs"
+# And a real one: a C++ program recorded now (-g, frame pointers), stacks
+# 20 to 127 frames deep through std::regex and std::map, thousands of them.
+DEEP=()
+if command -v perf >/dev/null && command -v g++ >/dev/null; then
+	if ! g++ -O2 -g -fno-omit-frame-pointer -o deep-cpp "$TESTDATA/src/deep.cpp" 2>deep-cpp.log; then
+		fail "cannot build testdata/src/deep.cpp (see $WORK/deep-cpp.log)"
+	elif perf record -q -g -F 2999 -o deep-cpp.data -- ./deep-cpp 1 >/dev/null 2>&1 &&
+		[ -s deep-cpp.data ]; then
+		CHECKS=$((CHECKS + 1))
+		if pa flamegraph -i deep-cpp.data -o deep-cpp.html; then
+			depth=$(pa folded -i deep-cpp.data | awk '{n = split($1, a, ";"); if (n > m) m = n} END {print m + 0}')
+			CHECKS=$((CHECKS + 1))
+			[ "$depth" -ge 100 ] || fail "deep-cpp: the deepest stack has $depth frames, not 100 or more"
+			DEEP=(deep-cpp.html)
+		else
+			fail "deep-cpp: pa flamegraph"
+		fi
+	else
+		note "perf record refused here: no deep C++ recording"
+	fi
+else
+	note "no perf or g++: no deep C++ recording"
+fi
 browser_check "first views" "$HERE/firstview_cdp.py" "$CHROMIUM" "$WORK" deep-narrow.html deep-wide.html \
-	deep-icicle.html
+	deep-icicle.html "${DEEP[@]}"
 finish

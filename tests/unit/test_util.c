@@ -499,15 +499,72 @@ static void test_trie(void **state)
 	assert_null(t.nodes);
 }
 
+/* Levenshtein distances, capped at max + 1 */
+/* Sequences come back numbered in order of first addition, equal ones
+ * (also the empty one) once, across table growth. */
+static void test_seqset(void **state)
+{
+	(void)state;
+	struct pa_seqset s = {0};
+	uint32_t v[4] = {1, 2, 3, 4}, id;
+	assert_int_equal(pa_seqset_add(&s, v, 3, &id), 0);
+	assert_int_equal(id, 0);
+	assert_int_equal(pa_seqset_add(&s, v, 4, &id), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(pa_seqset_add(&s, v, 0, &id), 0);
+	assert_int_equal(id, 2);
+	for (uint32_t i = 0; i < 5000; i++) {
+		uint32_t w[2] = {i, i * 7}, got;
+		assert_int_equal(pa_seqset_add(&s, w, 2, &got), 0);
+		assert_int_equal(got, i + 3);
+	}
+	assert_int_equal(pa_seqset_add(&s, v, 3, &id), 0);
+	assert_int_equal(id, 0);
+	assert_int_equal(pa_seqset_add(&s, v, 0, &id), 0);
+	assert_int_equal(id, 2);
+	uint32_t w[2] = {4321, 4321 * 7}, n;
+	assert_int_equal(pa_seqset_add(&s, w, 2, &id), 0);
+	assert_int_equal(id, 4321 + 3);
+	const uint32_t *got = pa_seqset_get(&s, 1, &n);
+	assert_int_equal(n, 4);
+	assert_memory_equal(got, v, sizeof(v));
+	assert_int_equal(s.nr, 5003);
+	pa_seqset_release(&s);
+	assert_null(s.pool);
+}
+
+static void test_edit_distance(void **state)
+{
+	(void)state;
+	assert_int_equal(pa_edit_distance("", "", 3), 0);
+	assert_int_equal(pa_edit_distance("libc.so", "libc.so.6", 3), 2);
+	assert_int_equal(pa_edit_distance("kitten", "sitting", 5), 3);
+	assert_int_equal(pa_edit_distance("burn", "brun", 5), 2);
+	assert_int_equal(pa_edit_distance("abc", "", 5), 3);
+	assert_int_equal(pa_edit_distance("", "abc", 5), 3);
+	assert_int_equal(pa_edit_distance("same", "same", 0), 0);
+	/* past max: max + 1, by length alone or by the rows */
+	assert_int_equal(pa_edit_distance("a", "abcdefgh", 2), 3);
+	assert_int_equal(pa_edit_distance("abcdef", "uvwxyz", 2), 3);
+	/* longer than the stack row */
+	char a[300], b[300];
+	memset(a, 'x', sizeof(a) - 1);
+	a[sizeof(a) - 1] = 0;
+	memcpy(b, a, sizeof(b));
+	b[150] = 'y';
+	assert_int_equal(pa_edit_distance(a, b, 4), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rb_shape),     cmocka_unit_test(test_rb_found),
-	    cmocka_unit_test(test_rb_random),    cmocka_unit_test(test_note_good),
-	    cmocka_unit_test(test_note_several), cmocka_unit_test(test_note_bad),
-	    cmocka_unit_test(test_note_align8),  cmocka_unit_test(test_grow),
-	    cmocka_unit_test(test_write_all),    cmocka_unit_test(test_asprintf),
-	    cmocka_unit_test(test_opts),         cmocka_unit_test(test_trie),
+	    cmocka_unit_test(test_edit_distance), cmocka_unit_test(test_seqset),
+	    cmocka_unit_test(test_rb_shape),      cmocka_unit_test(test_rb_found),
+	    cmocka_unit_test(test_rb_random),     cmocka_unit_test(test_note_good),
+	    cmocka_unit_test(test_note_several),  cmocka_unit_test(test_note_bad),
+	    cmocka_unit_test(test_note_align8),   cmocka_unit_test(test_grow),
+	    cmocka_unit_test(test_write_all),     cmocka_unit_test(test_asprintf),
+	    cmocka_unit_test(test_opts),          cmocka_unit_test(test_trie),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

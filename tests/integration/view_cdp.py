@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+"""view_cdp.py - check pages written by `pa view` against `pa report`.
+
+    view_cdp.py data PAGE.html CHILDREN.txt SELF.txt [REPORT-V.err]
+    view_cdp.py browser CHROMIUM PA WORKDIR PAGE.html FIXTURE [REPORT OPTIONS...]
+
+data: the page's JSON read without a browser: per function, the children
+and self percentages computed from its aggregates as the page does must
+be the rows of `pa report --stdio -g none --sort dso,sym` with --children
+(CHILDREN.txt) and --no-children (SELF.txt), every row, the same count.
+
+browser: the page opened from file:// in headless Chromium (the CDP client
+of flamegraph_cdp.py): the flat table, the top-down and bottom-up trees,
+a comm filter, a DSO filter (children and self), a time range (chosen by
+dragging on the timeline, then compared with `pa report --time` of the
+range the page shows), pages written with `pa view --comms/--dsos/--symbols`
+(the first fixture's; their numbers are pa report's with the same option),
+regex search, selection across views, keyboard navigation, the
+flame graph drawn in the first 1400x900 view. Screenshots go to
+WORKDIR/view-*.png (paths printed). Runs PA itself for the reports.
+Exits 0 when all checks pass, 1 when one fails, 77 when Chromium cannot
+be driven. python3 standard library only.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from flamegraph_cdp import png_rows, start  # noqa: E402 (the shared CDP client)
+
+FAILS = []
+CH_ROW = re.compile(r"^\s+([\d.]+%)\s+([\d.]+%)\s+(.*?)\s+\[(.)\] (.*?)\s*$")
+SELF_ROW = re.compile(r"^\s+([\d.]+%)\s+(.*?)\s+\[(.)\] (.*?)\s*$")
+
+
+def check(ok, what):
+    if not ok:
+        FAILS.append(what)
+        print(f"FAIL: {what}")
+    return bool(ok)
+
+
+def page_data(path):
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r'<script id="pa-data" type="application/json">\n(.*?)</script>', text, re.S)
+    if not m:
+        raise ValueError(f"{path}: no data element")
+    return json.loads(m.group(1))
+
+
+def sections(path):
+    """{event name: its rows' text} of a pa report (one section per event)."""
+    out, name = {}, None
+    for line in open(path, encoding="utf-8", errors="replace"):
+        m = re.match(r"^# Samples: .* of event '(.*)'$", line.rstrip("\n"))
+        if m:
+            name = m.group(1)
+            out[name] = ""
+        elif name is not None:
+            out[name] += line
+    return out
+
+
+def rows_of(text, children, only):
+    """Sorted (dso, name, children, self) or (dso, name, self) rows: a list,
+    since two symbols of one name in one DSO are two rows. only: the DSO
+    of --dsos (whose column pa report drops then, as perf)."""
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        m = (CH_ROW if children else SELF_ROW).match(line)
+        if not m:
+            continue
+        if children:
+            rows.append((m.group(3) or only, m.group(5), m.group(1), m.group(2)))
+        else:
+            rows.append((m.group(2) or only, m.group(4), m.group(1)))
+    return sorted(rows)
+
+
+def fmt(v, total):
+    return "%.2f%%" % (100.0 * v / total if total > 0 else 0.0)
+
+
+def flat_of(d, event=0):
+    """The page's flat table computed here: {key: (children, self)}."""
+    ch, se, total = {}, {}, 0
+    aggs = d["aggs"]
+    for i in range(0, len(aggs), 6):
+        if aggs[i] != event:
+            continue
+        st, p = d["stacks"][aggs[i + 3]], aggs[i + 5]
+        total += p
+        for f in set(st):
+            ch[f] = ch.get(f, 0) + p
+        se[st[-1]] = se.get(st[-1], 0) + p
+
+    out = []
+    for f in ch:
+        name, dso = d["frames"][f][:2]
+        out.append((dso or "[unknown]", name, fmt(ch[f], total), fmt(se.get(f, 0), total),
+                    f in se))
+    return sorted(out), total
+
+
+def compare(what, page, rep, opts):
+    """Two sorted row lists: the differences printed."""
+    if check(page == rep, f"{what}: {len(page)} rows, pa report {opts} {len(rep)}"):
+        return True
+    for r in sorted(set(page) ^ set(rep))[:10]:
+        print(f"    {'page' if r in page else 'pa report'} only: {r}")
+    return False
+
+
+def check_data(args):
+    page, children, selfs = args[:3]
+    d = page_data(page)
+    if len(args) > 3:
+        # pa report -v's notes on DSOs (on stderr): the page's, one each
+        lines = [ln for ln in open(args[3], errors="replace") if ln.startswith("pa: ")]
+        check(len(lines) == len(d["notes"]), f"{page}: {len(d['notes'])} DSO notes, "
+              f"pa report -v {len(lines)}")
+        for dso, _, why in d["notes"]:
+            check(any(f"'{dso}'" in ln and ln.rstrip("\n").endswith(why) for ln in lines),
+                  f"{page}: note on {dso!r} ({why!r}) is pa report -v's")
+    for k in ("header", "events", "frames", "threads", "stacks", "aggs", "notes", "t0", "width"):
+        check(k in d, f"{page}: data has {k}")
+    # one section of pa report per event with samples, by its name
+    ch_secs, se_secs = sections(children), sections(selfs)
+    check(ch_secs, f"{page}: pa report --children has rows")
+    check(sorted(ch_secs) == sorted(se_secs), f"{page}: same events in both reports")
+    for name, text in ch_secs.items():
+        # (pa report may add modifiers the page's names leave out)
+        evs = [i for i, e in enumerate(d["events"])
+               if e == name or e.split(":")[0] == name.split(":")[0]]
+        if not check(len(evs) == 1, f"{page}: event {name!r} in the page {d['events']}"):
+            continue
+        ev = evs[0]
+        flat, _ = flat_of(d, ev)
+        what = f"{page} ({name})"
+        compare(what, [r[:4] for r in flat], rows_of(text, True, None), "--children")
+        compare(what, [r[:2] + (r[3],) for r in flat if r[4]],
+                rows_of(se_secs.get(name, ""), False, None), "--no-children")
+    n = sum(d["aggs"][i + 4] for i in range(0, len(d["aggs"]), 6))
+    check(n == d["header"]["samples"], f"{page}: aggregates hold {n} samples of "
+          f"{d['header']['samples']}")
+    return 1 if FAILS else 0
+
+
+# ---- in the browser ----
+def report(pa, fixture, ropts, children, extra):
+    out = subprocess.run([pa, "report", "-i", fixture, *ropts, "--stdio", "-g", "none",
+                          "--sort", "dso,sym", "--children" if children else "--no-children",
+                          *extra], capture_output=True, text=True, check=False).stdout
+    only = extra[extra.index("--dsos") + 1] if "--dsos" in extra else None
+    return rows_of(out, children, only)
+
+
+def same_flat(b, what, pa, fixture, ropts, extra, self_only=False):
+    """The flat table against pa report with extra options: its rows
+    with children (ch) against --children, its rows with self (se) against
+    --no-children, every row, every number. With --dsos pa report (as
+    perf) leaves the DSO column out, though the rows of the chosen
+    samples' callers are of other DSOs: rows compared without it."""
+    got = b.js("paView.flat()")
+    rep_self = report(pa, fixture, ropts, False, extra)
+    nodso = "--dsos" in extra
+
+    def strip(rows):
+        return sorted(r[1:] for r in rows) if nodso else rows
+    ok = check(rep_self, f"{what}: pa report --no-children {' '.join(extra)} has rows")
+    ok &= compare(what, strip(sorted((r["dso"], r["name"], r["self"]) for r in got
+                                     if r["samples"] and r.get("se", True))),
+                  strip(rep_self), "--no-children " + " ".join(extra))
+    if self_only:
+        return ok
+    rep_ch = report(pa, fixture, ropts, True, extra)
+    page = sorted((r["dso"], r["name"], r["children"], r["self"]) for r in got
+                  if r.get("ch", True))
+    ok &= compare(what, strip(page), strip(rep_ch), "--children " + " ".join(extra))
+    return ok
+
+
+def check_trees(b, what):
+    flat = {(r["dso"], r["name"]): r for r in b.js("paView.flat()")}
+    b.js("paView.showTab('td')")
+    td = [r for r in b.js("paView.rowsOf('td')") if r["depth"] == 0]
+    check(td, f"{what}: top-down tree has rows")
+    for r in td:
+        f = flat.get((r["dso"], r["name"]))
+        # a root that is only ever a root: its children are the function's
+        check(f and float(r["children"][:-1]) <= float(f["children"][:-1]) + 1e-9,
+              f"{what}: top-down root {r['name']} {r['children']} within its function's "
+              f"{f and f['children']}")
+    tops = sum(float(r["children"][:-1]) for r in td)
+    check(abs(tops - float(b.js("(paView.total() ? 100 : 0)")) * 1) < 0.5 + 0.01 * len(td) or
+          b.js("paView.state.comm !== ''"), f"{what}: top-down roots sum to 100% ({tops})")
+    b.js("paView.showTab('bu')")
+    bu = [r for r in b.js("paView.rowsOf('bu')") if r["depth"] == 0]
+    check(bu, f"{what}: bottom-up tree has rows")
+    for r in bu:
+        f = flat.get((r["dso"], r["name"]))
+        check(f and r["children"] == f["self"], f"{what}: bottom-up {r['name']} {r['children']}"
+              f" is its self {f and f['self']}")
+    # expand the first bottom-up row: its callers
+    b.js("paView.expand('bu', 0)")
+    rows = b.js("paView.rowsOf('bu')")
+    if len(D_CHAIN) and rows and len(rows) > len(bu):
+        check(rows[1]["depth"] == 1, f"{what}: bottom-up row expands to its callers")
+
+
+D_CHAIN = []
+
+
+def key(b, k):
+    code = {"ArrowDown": 40, "ArrowUp": 38, "ArrowRight": 39, "ArrowLeft": 37, "Enter": 13}[k]
+    for t in ("rawKeyDown", "keyUp"):
+        b.call("Input.dispatchKeyEvent", type=t, key=k, code=k, windowsVirtualKeyCode=code,
+               nativeVirtualKeyCode=code)
+
+
+def check_keys(b, what):
+    b.js("paView.showTab('td')")
+    before = len(b.js("paView.rowsOf('td')"))
+    key(b, "ArrowRight")
+    after = len(b.js("paView.rowsOf('td')"))
+    check(after > before or not D_CHAIN, f"{what}: right arrow expands ({before} -> {after})")
+    key(b, "ArrowDown")
+    check(b.js("paView.state.focus.td") == 1, f"{what}: down arrow moves the focus")
+    key(b, "Enter")
+    sel = b.js("paView.state.sel")
+    check(sel is not None and sel >= 0, f"{what}: enter selects the function")
+    key(b, "ArrowUp")
+    key(b, "ArrowLeft")
+    check(len(b.js("paView.rowsOf('td')")) == before, f"{what}: left arrow collapses")
+    return sel
+
+
+def check_flame(b, what, shot):
+    b.js("paView.showTab('flame')")
+    fr = b.js("paView.flameFrames()")
+    top = b.js("document.querySelector('#flame canvas').getBoundingClientRect().top")
+    visible = [f for f in fr if top + f["y"] < 900 and top + f["y"] + 16 > 0]
+    check(visible, f"{what}: flame frames drawn in the first 1400x900 view ({len(fr)} in all)")
+    b.screenshot(shot)
+    print(f"screenshot: {shot}")
+    png = png_rows(shot)
+    w, bpp, rows = png
+    painted = 0
+    for f in visible[:20]:
+        y = int(top + f["y"] + 8)
+        x = int(f["x"] + min(f["w"], 40) / 2) + 8
+        if 0 <= y < len(rows) and 0 <= x < w:
+            px = rows[y][x * bpp:x * bpp + 3]
+            painted += px != b"\xff\xff\xff"
+    check(painted, f"{what}: screenshot shows flame frames painted")
+    return fr
+
+
+def drag(b, x0, x1):
+    r = b.js("(r => ({x: r.x, y: r.y, w: r.width, h: r.height}))"
+             "(document.getElementById('timeline').getBoundingClientRect())")
+    y = r["y"] + 6
+    b.call("Input.dispatchMouseEvent", type="mouseMoved", x=r["x"] + x0, y=y)
+    b.call("Input.dispatchMouseEvent", type="mousePressed", x=r["x"] + x0, y=y, button="left",
+           clickCount=1)
+    b.call("Input.dispatchMouseEvent", type="mouseMoved", x=r["x"] + x1, y=y, button="left")
+    b.call("Input.dispatchMouseEvent", type="mouseReleased", x=r["x"] + x1, y=y, button="left",
+           clickCount=1)
+
+
+def browse_one(b, pa, workdir, page, fixture, ropts):
+    name = os.path.basename(page).rsplit(".", 1)[0]
+    url = "file://" + os.path.abspath(page)
+    b.call("Page.navigate", url=url)
+    b.event("Page.loadEventFired")
+    if not check(b.js("typeof paView === 'object'"), f"{name}: page script ran"):
+        return
+    D_CHAIN[:] = [1] if any(len(s) > 2 for s in b.js("paView.data.stacks")) else []
+    check(b.js("document.querySelector('.hdr').textContent.includes('samples')"),
+          f"{name}: header summary shown")
+    fr = check_flame(b, name, os.path.join(workdir, f"view-{name}-flame.png"))
+    b.js("paView.showTab('flat')")
+    same_flat(b, f"{name}: flat", pa, fixture, ropts, [])
+    # sorting by a click on a column header
+    b.js("document.querySelector('#flat th[data-k=name]').click()")
+    names = [r["name"] for r in b.js("paView.flat()")]
+    check(names == sorted(names, key=lambda n: n.encode("utf-16-be")), f"{name}: flat table "
+          "sorted by name after a click on its header")
+    b.js("document.querySelector('#flat th[data-k=self]').click()")
+    selfs = [float(r["self"][:-1]) for r in b.js("paView.flat()")]
+    check(selfs == sorted(selfs, reverse=True), f"{name}: flat table sorted by self")
+    b.js("document.querySelector('#flat th[data-k=children]').click()")
+    check_trees(b, name)
+    sel = check_keys(b, name)
+    if sel is not None:
+        fn = b.js(f"paView.data.frames[{sel}][0]")
+        b.js("paView.showTab('flat')")
+        check(any(r["sel"] and r["name"] == fn for r in b.js("paView.flat()")),
+              f"{name}: selection highlighted in the flat table")
+        check(any(f["sel"] for f in b.js("paView.flameFrames()")) or not fr,
+              f"{name}: selection highlighted in the flame graph")
+    # a comm filter
+    comms = sorted({t[2] for t in b.js("paView.data.threads") if t[2]})
+    if comms:
+        c = comms[-1]
+        b.js(f"paView.setFilter({{comm: {json.dumps(c)}}})")
+        same_flat(b, f"{name}: --comms {c}", pa, fixture, ropts, ["--comms", c])
+        b.js("paView.setFilter({comm: ''})")
+    # a DSO filter (as pa report --dsos: the samples whose own address is
+    # in the DSO, all the rows of their stacks, the total kept)
+    dsos = b.js("Array.from(document.getElementById('f-dso').options).map(o => o.value)"
+                ".filter(v => v)")
+    for dso in dsos[:1]:
+        b.js(f"paView.setFilter({{dso: {json.dumps(dso)}}})")
+        same_flat(b, f"{name}: --dsos {dso}", pa, fixture, ropts, ["--dsos", dso])
+        td = b.js("paView.showTab('td'), paView.rowsOf('td')")
+        check(td, f"{name}: --dsos {dso}: top-down tree keeps the stacks")
+        b.js("paView.showTab('flat')")
+        b.js("paView.setFilter({dso: ''})")
+    # a time range dragged on the timeline
+    if b.js("paView.data.has_time"):
+        w = b.js("document.getElementById('timeline').clientWidth")
+        drag(b, 160 + (w - 160) * 0.3, 160 + (w - 160) * 0.7)
+        ta = b.js("paView.timeArg()")
+        check(ta, f"{name}: dragging on the timeline chooses a time range")
+        if ta:
+            b.screenshot(os.path.join(workdir, f"view-{name}-time.png"))
+            print(f"screenshot: {os.path.join(workdir, f'view-{name}-time.png')}")
+            same_flat(b, f"{name}: --time {ta}", pa, fixture, ropts, ["--time", ta])
+        b.js("paView.setFilter({b0: 0, b1: paView.data.buckets - 1})")
+    # regex search
+    names = [r["name"] for r in b.js("paView.flat()")]
+    pat = "^(main|__libc|0x0000)|burn"
+    want = [n for n in names if re.search(pat, n)]
+    b.js(f"paView.search({json.dumps(pat)})")
+    got = [r["name"] for r in b.js("paView.flat()")]
+    check(sorted(got) == sorted(want), f"{name}: search {pat!r} keeps {len(want)} rows "
+          f"(got {len(got)})")
+    b.js("paView.showTab('td')")
+    tdm = b.js("Array.from(document.querySelectorAll('#td .row.m .fn')).map(e => e.textContent)")
+    check(all(re.search(pat, n) for n in tdm), f"{name}: search marks top-down rows")
+    b.js("paView.showTab('flame')")
+    fm = [f for f in b.js("paView.flameFrames()") if f["match"]]
+    check(bool(fm) == bool(want) and all(re.search(pat, f["name"]) for f in fm),
+          f"{name}: search paints flame frames ({len(fm)})")
+    check(b.js("document.getElementById('matched').textContent").startswith("Matched: "),
+          f"{name}: matched share shown")
+    shot = os.path.join(workdir, f"view-{name}-search.png")
+    b.screenshot(shot)
+    print(f"screenshot: {shot}")
+    b.js("paView.search('')")
+    check(not b.js("paView.search('(')"), f"{name}: a bad regular expression is refused")
+
+
+def browse_cli(b, pa, workdir, fixture, ropts, extra):
+    """pa view with filters on its command line: the page starts with them
+    and shows pa report's numbers with the same options."""
+    what = f"pa view {' '.join(extra)}"
+    page = os.path.join(workdir, "view-cli-" + re.sub(r"[^\w]+", "_", "-".join(extra)) + ".html")
+    st = subprocess.run([pa, "view", "-i", fixture, *ropts, *extra, "-o", page],
+                        capture_output=True, text=True, check=False)
+    if not check(st.returncode == 0, f"{what}: status {st.returncode} {st.stderr.strip()}"):
+        return
+    b.call("Page.navigate", url="file://" + os.path.abspath(page))
+    b.event("Page.loadEventFired")
+    if not check(b.js("typeof paView === 'object'"), f"{what}: page script ran"):
+        return
+    b.js("paView.showTab('flat')")
+    same_flat(b, what, pa, fixture, ropts, extra)
+
+
+def browse(args):
+    chromium, pa, workdir, *rest = args
+    b = start(chromium, workdir, 1400, 900)
+    try:
+        i = 0
+        while i < len(rest):
+            page, fixture = rest[i], rest[i + 1]
+            i += 2
+            ropts = []
+            while i < len(rest) and not rest[i].endswith(".html"):
+                ropts.append(rest[i])
+                i += 1
+            browse_one(b, pa, workdir, page, fixture, ropts)
+        # filters on pa view's command line: the page's initial filters,
+        # the total kept (pa report's numbers with the same options)
+        fixture, ropts = rest[1], []
+        d = page_data(rest[0])
+        comms = sorted({t[2] for t in d["threads"] if t[2]})
+        st = {s[-1] for s in d["stacks"]}
+        dsos = sorted({d["frames"][f][1] for f in st if d["frames"][f][1]})
+        syms = sorted({d["frames"][f][0] for f in st if d["frames"][f][3]})
+        if comms:
+            browse_cli(b, pa, workdir, fixture, ropts, ["--comms", comms[-1]])
+        if dsos:
+            browse_cli(b, pa, workdir, fixture, ropts, ["--dsos", dsos[-1]])
+        if len(syms) > 1:
+            browse_cli(b, pa, workdir, fixture, ropts, ["--symbols", ",".join(syms[:2])])
+    finally:
+        b.close()
+    return 1 if FAILS else 0
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in ("data", "browser"):
+        print(__doc__)
+        return 2
+    if sys.argv[1] == "data":
+        return check_data(sys.argv[2:])
+    return browse(sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,804 @@
+/* view.js - pa view's page: every view drawn from the data element
+ * (view/page.c says its shape). The page's filters select aggregates;
+ * every view is recomputed from the selected ones:
+ *   total     the percentages' base, as pa report's: the periods of the
+ *             event's samples in the time range (pa report's --comms,
+ *             --pid, --tid, --dsos and --symbols hide rows, they keep
+ *             the total)
+ *   flat      per function: children (samples whose stack holds it, once
+ *             per sample), self (samples where it is the leaf); the comm,
+ *             pid, tid and DSO filters select samples (the DSO: by the
+ *             sample's own address, as pa report --dsos and perf), the
+ *             symbol filter by the sample's own symbol (pa report
+ *             --symbols); with these, the rows are pa report's entries
+ *             (entries(): shown as their first sample, with the period
+ *             of every sample that reaches them)
+ *   top-down  a trie of stacks, root first; bottom-up one leaf first
+ *             (with a symbol filter, the frames it does not name are
+ *             dimmed in the top-down tree and the flame graph)
+ *   flame     the top-down trie drawn root at the bottom on a canvas
+ * window.paView is the page's API (filters, selection, search, and what
+ * each view shows), for scripts and tests. */
+(function () {
+  'use strict';
+  const D = JSON.parse(document.getElementById('pa-data').textContent);
+  const NA = 6; /* an aggregate: event, thread, bucket, stack, count, period */
+  const ROW_H = 16, MIN_W = 1, MAX_ROWS = 5000;
+  /* a stack: its chain root first, then its self frame (the sample's ip) */
+  /* a stack's frames once each (the stack itself when it repeats none) */
+  const uniq = (() => {
+    const mark = new Int32Array(D.frames.length).fill(-1);
+    return D.stacks.map((s, i) => {
+      let u = null;
+      for (let k = 0; k < s.length; k++) {
+        if (mark[s[k]] !== i) { mark[s[k]] = i; if (u) u.push(s[k]); }
+        else if (!u) u = s.slice(0, k);
+      }
+      return u || s;
+    });
+  })();
+  const selfOf = s => D.stacks[s][D.stacks[s].length - 1];
+  const I = D.init || {};
+  const S = {
+    event: firstEvent(), comm: I.comms || '', pid: I.pids || null, tid: I.tids || null,
+    dso: I.dsos || '', sym: I.symbols || '',
+    b0: 0, b1: D.buckets - 1, re: null, sel: -1, tab: 'flame',
+    sortKey: 'children', sortDesc: true, zoom: null, open: {td: new Set(), bu: new Set()},
+    focus: {td: 0, bu: 0}
+  };
+  let R = null; /* the computed views */
+  const $ = id => document.getElementById(id);
+
+  function firstEvent() {
+    for (let i = 0; i < D.aggs.length; i += NA)
+      if (D.aggs[i + 5] > 0 || D.aggs[i + 4] > 0) return D.aggs[i];
+    return 0;
+  }
+
+  /* perf's "%.2f": the exact value rounded half to even, as printf does */
+  function fixed2(x) {
+    const s = x.toFixed(2), e = x.toFixed(25), dot = e.indexOf('.');
+    if (dot < 0 || !/^50*$/.test(e.slice(dot + 3))) return s;
+    const down = e.slice(0, dot + 3), last = +e[dot + 2];
+    return last % 2 === 0 ? down : s;
+  }
+  function pct(v, total) { return fixed2(total > 0 ? 100.0 * v / total : 0) + '%'; }
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, c => '&#' + c.charCodeAt(0) + ';');
+  }
+  function fname(f) { return D.frames[f][0]; }
+  function fdso(f) { return D.frames[f][1] || '[unknown]'; }
+
+  /* ---- filters and the computed views ---- */
+  /* a filter's value (one value or a comma list, as pa report's
+   * options) as a set of strings; null: no filter */
+  function setOf(v) {
+    if (v === null || v === undefined || v === '') return null;
+    return new Set(String(v).split(',').filter(x => x !== ''));
+  }
+  const INLINED = ' (inlined)';
+  /* F: the filters as sets (compute() makes them) */
+  let F = {comm: null, pid: null, tid: null, dso: null, sym: null};
+  function makeSets() {
+    F = {comm: setOf(S.comm), pid: setOf(S.pid), tid: setOf(S.tid), dso: setOf(S.dso),
+      sym: setOf(S.sym)};
+  }
+  /* a frame passes the symbol filter (pa report --symbols: by its
+   * symbol's name, an inline frame's without its mark; an unresolved
+   * address has none) */
+  function rowOk(f) {
+    if (!F.sym) return true;
+    const fr = D.frames[f];
+    if (!fr[3]) return false;
+    const n = fr[0].endsWith(INLINED) ? fr[0].slice(0, -INLINED.length) : fr[0];
+    return F.sym.has(n);
+  }
+  function rowFiltered() { return F.sym !== null; }
+  function inBase(i) {
+    const a = D.aggs;
+    return a[i] === S.event && a[i + 2] >= S.b0 && a[i + 2] <= S.b1;
+  }
+  function passes(i) {
+    const a = D.aggs;
+    if (!inBase(i)) return false;
+    const th = D.threads[a[i + 1]];
+    if (F.comm && (th[2] === null || !F.comm.has(th[2]))) return false;
+    if (F.pid && !F.pid.has(String(th[0]))) return false;
+    if (F.tid && !F.tid.has(String(th[1]))) return false;
+    /* --dsos: the DSO of the sample's own address (none without a map) */
+    const leaf = D.frames[selfOf(a[i + 3])];
+    if (F.dso && (!leaf[1] || !F.dso.has(leaf[1]))) return false;
+    return F.sym === null || rowOk(selfOf(a[i + 3]));
+  }
+
+  /* The tries' structure is fixed (the stacks are): built once, in typed
+   * arrays (a node's parent, frame, depth; its children a linked list;
+   * a child's id above its parent's), and compute() only sums values
+   * into it. A node is present when a selected sample's stack passes
+   * through it (n > 0); views get node objects made on demand. */
+  /* top-down: a stack's chain, root first; bottom-up (up): its self
+   * frame, then its chain from the caller of the chain's leaf to the root.
+   * (node, frame) -> child in an open-addressed table. */
+  function buildTrie(up) {
+    const st = D.stacks;
+    let cap = 1;
+    for (const s of st) cap += s.length;
+    let size = 1024;
+    while (size < 2 * cap) size *= 2;
+    const tab = new Int32Array(size), mask = size - 1;
+    const T = {par: new Int32Array(cap), fr: new Int32Array(cap), dep: new Int32Array(cap),
+      first: new Int32Array(cap), next: new Int32Array(cap), end: new Int32Array(st.length),
+      len: 1, v: null, s: null, n: null, objs: []};
+    T.par[0] = -1; T.fr[0] = -1; T.first[0] = -1; T.next[0] = -1;
+    /* the previous stack's path (frames, nodes): a common start is reused */
+    let maxL = 1;
+    for (const s of st) maxL = Math.max(maxL, s.length);
+    const pf = new Int32Array(maxL), pn = new Int32Array(maxL);
+    let pl = 0;
+    for (let s = 0; s < st.length; s++) {
+      const a = st[s], L = a.length, plen = up ? Math.max(1, L - 1) : L - 1;
+      let nd = 0, k = 0;
+      for (; k < plen && k < pl; k++) {
+        if (pf[k] !== (up ? (k ? a[L - 2 - k] : a[L - 1]) : a[k])) break;
+        nd = pn[k];
+      }
+      for (; k < plen; k++) {
+        const f = up ? (k ? a[L - 2 - k] : a[L - 1]) : a[k];
+        let h = (Math.imul(nd, 0x9E3779B1) ^ Math.imul(f + 1, 0x85EBCA77)) >>> 0;
+        h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+        let j = (h ^ (h >>> 13)) & mask, c;
+        while ((c = tab[j]) !== 0 && (T.par[c] !== nd || T.fr[c] !== f)) j = (j + 1) & mask;
+        if (c === 0) {
+          c = T.len++;
+          T.par[c] = nd; T.fr[c] = f; T.dep[c] = T.dep[nd] + 1;
+          T.first[c] = -1; T.next[c] = T.first[nd]; T.first[nd] = c;
+          tab[j] = c;
+        }
+        nd = c;
+        pf[k] = f;
+        pn[k] = c;
+      }
+      pl = plen;
+      T.end[s] = nd;
+    }
+    T.v = new Float64Array(T.len); T.s = new Float64Array(T.len); T.n = new Float64Array(T.len);
+    return T;
+  }
+  const TD = buildTrie(false), BU = buildTrie(true);
+  class TNode {
+    constructor(T, id) {
+      this.T = T; this.id = id; this.f = T.fr[id]; this.v = T.v[id]; this.s = T.s[id];
+      this.n = T.n[id]; this.depth = T.dep[id]; this.path = ''; this._sorted = null;
+      this._kids = null;
+    }
+    get parent() { return this.id > 0 ? node(this.T, this.T.par[this.id]) : null; }
+    get sorted() { return this._sorted || (this._sorted = sortKids(this)); }
+    /* the present children by frame (unsorted) */
+    get kids() {
+      if (!this._kids) {
+        const T = this.T, m = new Map();
+        for (let c = T.first[this.id]; c >= 0; c = T.next[c])
+          if (T.n[c] > 0) m.set(T.fr[c], node(T, c));
+        this._kids = m;
+      }
+      return this._kids;
+    }
+  }
+  function node(T, id) {
+    return T.objs[id] || (T.objs[id] = new TNode(T, id));
+  }
+  function trieReset(T) {
+    T.v.fill(0); T.s.fill(0); T.n.fill(0);
+    T.objs = [];
+  }
+  /* stack s's values at its node; trieSum() pushes them up */
+  function trieAdd(T, s, p, c) {
+    const e = T.end[s];
+    T.v[e] += p; T.n[e] += c; T.s[e] += p;
+  }
+  function trieSum(T) {
+    for (let i = T.len - 1; i > 0; i--) {
+      const q = T.par[i];
+      T.v[q] += T.v[i]; T.n[q] += T.n[i];
+    }
+  }
+  function sortKids(nd) {
+    return Array.from(nd.kids.values()).sort((a, b) => b.v - a.v || a.f - b.f);
+  }
+
+  function compute() {
+    makeSets();
+    const sp = new Float64Array(D.stacks.length), sc = new Float64Array(D.stacks.length);
+    let total = 0, samples = 0;
+    for (let i = 0; i < D.aggs.length; i += NA) {
+      if (inBase(i)) total += D.aggs[i + 5];
+      if (!passes(i)) continue;
+      sp[D.aggs[i + 3]] += D.aggs[i + 5];
+      sc[D.aggs[i + 3]] += D.aggs[i + 4];
+      samples += D.aggs[i + 4];
+    }
+    const ch = new Float64Array(D.frames.length), se = new Float64Array(D.frames.length);
+    const sn = new Float64Array(D.frames.length), seen = new Uint8Array(D.frames.length);
+    trieReset(TD);
+    trieReset(BU);
+    for (let s = 0; s < D.stacks.length; s++) {
+      if (!sc[s]) continue;
+      const leaf = selfOf(s);
+      for (const f of uniq[s]) { ch[f] += sp[s]; seen[f] = 1; }
+      se[leaf] += sp[s];
+      sn[leaf] += sc[s];
+      trieAdd(TD, s, sp[s], sc[s]);
+      trieAdd(BU, s, sp[s], sc[s]);
+    }
+    trieSum(TD);
+    trieSum(BU);
+    const flat = [];
+    if (F.comm || F.pid || F.tid || F.dso || F.sym) entries(flat);
+    else
+      for (let f = 0; f < D.frames.length; f++)
+        if (seen[f]) flat.push({f: f, children: ch[f], self: se[f], samples: sn[f], ch: true,
+          se: sn[f] > 0});
+    R = {total: total, samples: samples, flat: flat, td: node(TD, 0), bu: node(BU, 0)};
+  }
+
+  /* The flat table's rows with a comm, pid, tid, DSO or symbol filter,
+   * as pa report's (perf's) entries: an entry is made by the first sample
+   * (in the recording's order) that reaches it, and shown or hidden as
+   * that sample passes the filters or not; a shown entry has the period of
+   * every sample that reaches it, filtered or not. The aggregates are in
+   * the order of their first samples, so the first aggregate of the base
+   * (event, time range) that reaches a frame holds its first sample. A
+   * row's ch: shown by pa report --children (its first sample reaching
+   * it), se: by --no-children (its first sample with it as self). */
+  function entries(flat) {
+    const n = D.stacks.length, nf = D.frames.length;
+    const sp = new Float64Array(n), sc = new Float64Array(n), first = new Float64Array(n);
+    first.fill(Infinity);
+    for (let i = 0; i < D.aggs.length; i += NA) {
+      if (!inBase(i)) continue;
+      const s = D.aggs[i + 3];
+      sp[s] += D.aggs[i + 5];
+      sc[s] += D.aggs[i + 4];
+      if (i < first[s]) first[s] = i;
+    }
+    const ch = new Float64Array(nf), se = new Float64Array(nf), sn = new Float64Array(nf);
+    const fch = new Float64Array(nf), fse = new Float64Array(nf);
+    fch.fill(Infinity);
+    fse.fill(Infinity);
+    for (let s = 0; s < n; s++) {
+      if (!sc[s]) continue;
+      const leaf = selfOf(s);
+      for (const f of uniq[s]) {
+        ch[f] += sp[s];
+        if (first[s] < fch[f]) fch[f] = first[s];
+      }
+      se[leaf] += sp[s];
+      sn[leaf] += sc[s];
+      if (first[s] < fse[leaf]) fse[leaf] = first[s];
+    }
+    for (let f = 0; f < nf; f++) {
+      const c = fch[f] < Infinity && passes(fch[f]), e = fse[f] < Infinity && passes(fse[f]);
+      if (c || e) flat.push({f: f, children: ch[f], self: se[f], samples: sn[f], ch: c, se: e});
+    }
+  }
+
+  /* ---- the header ---- */
+  function headerHtml() {
+    const h = D.header, ev = D.events.map(esc).join(', ');
+    const t0 = BigInt(D.t0), t1 = t0 + BigInt(D.width) * BigInt(D.buckets);
+    const dur = D.has_time ? (Number(t1 - t0) / 1e9).toFixed(3) + ' s' : 'n/a';
+    const kv = [['host', h.host], ['arch', h.arch], ['os release', h.osrelease],
+      ['perf version', h.perf_version], ['cpu', h.cpudesc], ['cpus online', h.nr_cpus],
+      ['events', null], ['samples', h.samples], ['duration', dur]];
+    let s = '<h1>pa view: ' + esc(D.title) + '</h1><div class="hdr">';
+    for (const [k, v] of kv)
+      s += '<span>' + k + ': <b>' + (k === 'events' ? ev : esc(v === null ? 'n/a' : v)) + '</b></span>';
+    s += '</div>';
+    if (h.cmdline.length) s += '<div class="hdr">cmdline: <b>' + esc(h.cmdline.join(' ')) + '</b></div>';
+    if (D.filters) s += '<div class="hdr">recorded with filters: <b>' + esc(D.filters) + '</b></div>';
+    if (D.notes.length) {
+      s += '<details class="notes" id="notes"><summary>' + D.notes.length +
+        ' DSO note(s) (pa report -v)</summary><ul>';
+      for (const [dso, has, why] of D.notes)
+        s += '<li>' + esc(dso) + ': ' + (has ? '' : 'no symbols: ') + esc(why) + '</li>';
+      s += '</ul></details>';
+    }
+    return s;
+  }
+
+  /* ---- filter bar ---- */
+  function options(list, cur) {
+    return list.map(([v, t]) => '<option value="' + esc(v) + '"' + (String(cur) === String(v) ?
+      ' selected' : '') + '>' + esc(t) + '</option>').join('');
+  }
+  function barHtml() {
+    const evs = D.events.map((e, i) => [i, e]);
+    const comms = Array.from(new Set(D.threads.map(t => t[2]).filter(c => c !== null))).sort();
+    const pids = Array.from(new Set(D.threads.map(t => t[0]))).sort((a, b) => a - b);
+    const tids = Array.from(new Set(D.threads.map(t => t[1]))).sort((a, b) => a - b);
+    const dsos = Array.from(new Set(D.stacks.map((s, i) => D.frames[selfOf(i)][1])
+      .filter(d => d))).sort();
+    /* a value given on the command line (a comma list) as one more choice */
+    const choice = (vals, cur) => {
+      const list = [['', 'all']].concat(vals.map(v => [v, v]));
+      if (cur !== null && cur !== '' && !list.some(([v]) => String(v) === String(cur)))
+        list.push([cur, cur]);
+      return options(list, cur);
+    };
+    return '<div class="bar">event <select id="f-event">' + options(evs, S.event) + '</select>' +
+      'comm <select id="f-comm">' + choice(comms, S.comm) +
+      '</select>pid <select id="f-pid">' + choice(pids, S.pid) +
+      '</select>tid <select id="f-tid">' + choice(tids, S.tid) +
+      '</select>DSO <select id="f-dso">' + choice(dsos, S.dso) +
+      '</select>symbols <input id="f-sym" size="16" placeholder="name,name" value="' +
+      esc(S.sym) + '"><button id="f-reset">reset filters</button>' +
+      ' search <input id="search" size="28" placeholder="regular expression">' +
+      ' <span id="matched"></span></div>' +
+      '<div class="bar"><span>time: <span id="timearg"></span></span>' +
+      '<button id="f-alltime">whole recording</button>' +
+      '<span class="note">drag on the timeline to choose a time range</span></div>' +
+      '<div id="timeline"></div>' +
+      '<div class="bar" id="totals"></div>';
+  }
+
+  function bind() {
+    $('f-event').onchange = e => setFilter({event: +e.target.value});
+    $('f-comm').onchange = e => setFilter({comm: e.target.value});
+    $('f-pid').onchange = e => setFilter({pid: e.target.value === '' ? null : e.target.value});
+    $('f-tid').onchange = e => setFilter({tid: e.target.value === '' ? null : e.target.value});
+    $('f-dso').onchange = e => setFilter({dso: e.target.value});
+    $('f-sym').onchange = e => setFilter({sym: e.target.value.trim()});
+    $('f-reset').onclick = () => setFilter({comm: '', pid: null, tid: null, dso: '', sym: '',
+      b0: 0, b1: D.buckets - 1});
+    $('f-alltime').onclick = () => setFilter({b0: 0, b1: D.buckets - 1});
+    let timer = 0;
+    $('search').oninput = e => {
+      clearTimeout(timer);
+      timer = setTimeout(() => search(e.target.value), 150);
+    };
+    for (const b of document.querySelectorAll('.tabs button'))
+      b.onclick = () => showTab(b.dataset.tab);
+    bindTimeline();
+    bindTrees();
+    bindFlame();
+  }
+
+  function setFilter(f) {
+    Object.assign(S, f);
+    S.zoom = null;
+    S.open.td.clear();
+    S.open.bu.clear();
+    S.focus = {td: 0, bu: 0};
+    for (const [id, k] of [['f-event', 'event'], ['f-comm', 'comm'], ['f-pid', 'pid'],
+      ['f-tid', 'tid'], ['f-dso', 'dso'], ['f-sym', 'sym']]) {
+      const v = S[k] === null ? '' : String(S[k]), el = $(id);
+      if (el.tagName === 'SELECT' && v !== '' &&
+        !Array.from(el.options).some(o => o.value === v)) {
+        const o = document.createElement('option');
+        o.value = o.textContent = v;
+        el.appendChild(o);
+      }
+      el.value = v;
+    }
+    refresh();
+  }
+
+  function search(text) {
+    let re = null;
+    if ($('search').value !== text) $('search').value = text;
+    $('search').classList.remove('bad');
+    if (text !== '') {
+      try { re = new RegExp(text); } catch (e) { $('search').classList.add('bad'); return false; }
+    }
+    S.re = re;
+    render();
+    return true;
+  }
+  function matches(f) { return S.re !== null && S.re.test(fname(f)); }
+
+  /* perf's --time start,stop of the chosen buckets (both ends included) */
+  function timeArg() {
+    if (!D.has_time || (S.b0 === 0 && S.b1 === D.buckets - 1)) return '';
+    const w = BigInt(D.width), t0 = BigInt(D.t0);
+    const a = t0 + BigInt(S.b0) * w, b = t0 + BigInt(S.b1 + 1) * w - 1n;
+    const sec = t => (t / 1000000000n) + '.' + String(t % 1000000000n).padStart(9, '0');
+    return sec(a) + ',' + sec(b);
+  }
+
+  function refresh() {
+    compute();
+    render();
+  }
+  function render() {
+    const ta = timeArg();
+    $('timearg').textContent = ta ? '--time ' + ta : 'whole recording';
+    $('totals').textContent = 'selected: ' + R.samples + ' samples, period ' + R.total +
+      ' (percentages of this total, as pa report with the same filters)';
+    /* the share of the selected samples with a matching frame */
+    const m = S.re ? matchedShare() : 0;
+    $('matched').textContent = S.re ? 'Matched: ' + pct(m, R.total) : '';
+    drawTimeline();
+    renderTree('td');
+    renderTree('bu');
+    renderFlat();
+    drawFlame();
+  }
+  function matchedShare() {
+    let v = 0;
+    for (let i = 0; i < D.aggs.length; i += NA) {
+      if (!passes(i)) continue;
+      if (uniq[D.aggs[i + 3]].some(matches)) v += D.aggs[i + 5];
+    }
+    return v;
+  }
+
+  /* ---- timeline: one row of buckets per thread ---- */
+  const TL = {rows: [], w: 0, drag: null, labelW: 160, rowH: 14};
+  function drawTimeline() {
+    const box = $('timeline');
+    let cv = box.querySelector('canvas');
+    const byTid = new Map();
+    for (let i = 0; i < D.aggs.length; i += NA) {
+      if (D.aggs[i] !== S.event) continue;
+      const th = D.threads[D.aggs[i + 1]];
+      let r = byTid.get(th[1]);
+      if (!r) byTid.set(th[1], r = {tid: th[1], pid: th[0], comm: th[2], c: new Float64Array(D.buckets)});
+      r.c[D.aggs[i + 2]] += D.aggs[i + 4];
+    }
+    TL.rows = Array.from(byTid.values()).sort((a, b) => a.pid - b.pid || a.tid - b.tid).slice(0, 40);
+    const w = Math.max(300, box.clientWidth || 800), h = TL.rows.length * TL.rowH + 4;
+    if (!cv) { cv = document.createElement('canvas'); box.appendChild(cv); }
+    cv.width = w;
+    cv.height = h;
+    TL.w = w;
+    const g = cv.getContext('2d'), bw = (w - TL.labelW) / D.buckets;
+    g.clearRect(0, 0, w, h);
+    g.font = '11px sans-serif';
+    TL.rows.forEach((r, k) => {
+      const y = k * TL.rowH + 2;
+      const max = r.c.reduce((m, v) => Math.max(m, v), 1);
+      g.fillStyle = '#333';
+      g.fillText(((r.comm === null ? ':' + r.tid : r.comm) + ' (' + r.tid + ')').slice(0, 24), 2, y + 11);
+      for (let b = 0; b < D.buckets; b++) {
+        if (!r.c[b]) continue;
+        const dim = b < S.b0 || b > S.b1;
+        g.fillStyle = dim ? '#ccc' : 'rgb(40,' + (160 - Math.round(100 * r.c[b] / max)) + ',200)';
+        const hh = Math.max(2, Math.round((TL.rowH - 2) * r.c[b] / max));
+        g.fillRect(TL.labelW + b * bw, y + TL.rowH - 1 - hh, Math.max(1, bw), hh);
+      }
+    });
+    if (S.b0 > 0 || S.b1 < D.buckets - 1) {
+      g.strokeStyle = '#e00';
+      g.strokeRect(TL.labelW + S.b0 * bw, 0, (S.b1 - S.b0 + 1) * bw, h);
+    }
+  }
+  function bucketAt(x) {
+    const bw = (TL.w - TL.labelW) / D.buckets;
+    return Math.min(D.buckets - 1, Math.max(0, Math.floor((x - TL.labelW) / bw)));
+  }
+  function bindTimeline() {
+    const box = $('timeline');
+    box.onmousedown = e => {
+      const r = box.getBoundingClientRect();
+      TL.drag = bucketAt(e.clientX - r.left);
+      e.preventDefault();
+    };
+    window.addEventListener('mouseup', e => {
+      if (TL.drag === null) return;
+      const r = box.getBoundingClientRect(), b = bucketAt(e.clientX - r.left);
+      const a = TL.drag;
+      TL.drag = null;
+      setFilter({b0: Math.min(a, b), b1: Math.max(a, b)});
+    });
+  }
+
+  /* ---- the trees (top-down: td, bottom-up: bu) ---- */
+  function visibleRows(kind) {
+    const rows = [], open = S.open[kind];
+    const walk = (nd, path) => {
+      for (const k of nd.sorted) {
+        if (rows.length >= MAX_ROWS) return;
+        const p = path + '/' + k.f;
+        k.path = p;
+        rows.push(k);
+        if (open.has(p)) walk(k, p);
+      }
+    };
+    walk(R[kind], '');
+    return rows;
+  }
+  /* a tree or the table not shown is drawn when shown (or asked for) */
+  const dirty = new Set();
+  function ensure(kind) {
+    if (!dirty.has(kind)) return;
+    dirty.delete(kind);
+    if (kind === 'flat') renderFlatNow();
+    else renderTreeNow(kind);
+  }
+  function renderTree(kind) {
+    dirty.add(kind);
+    if (S.tab === kind) ensure(kind);
+  }
+  function renderTreeNow(kind) {
+    const el = $(kind);
+    const rows = visibleRows(kind), open = S.open[kind];
+    el.rowsList = rows;
+    if (S.focus[kind] >= rows.length) S.focus[kind] = Math.max(0, rows.length - 1);
+    let s = '<div class="hd"><span class="num">' + (kind === 'td' ? 'Children' : 'Total') +
+      '</span><span class="num">Self</span><span>Function</span></div>';
+    rows.forEach((nd, i) => {
+      const cls = 'row' + (nd.f === S.sel ? ' sel' : '') + (matches(nd.f) ? ' m' : '') +
+        (kind === 'td' && rowFiltered() && !rowOk(nd.f) ? ' dim' : '') +
+        (i === S.focus[kind] ? ' focus' : '');
+      const tw = nd.kids.size ? (open.has(nd.path) ? '\u25be' : '\u25b8') : '';
+      s += '<div class="' + cls + '" data-i="' + i + '" data-depth="' + (nd.depth - 1) + '">' +
+        '<span class="num ch">' + pct(nd.v, R.total) + '</span><span class="num se">' +
+        pct(nd.s, R.total) + '</span><span class="nm" style="padding-left:' + (nd.depth - 1) * 14 +
+        'px"><span class="tw">' + tw + '</span><span class="fn">' + esc(fname(nd.f)) +
+        '</span><span class="dso">' + esc(fdso(nd.f)) + '</span></span></div>';
+    });
+    el.innerHTML = s;
+  }
+  function toggle(kind, i, want) {
+    ensure(kind);
+    const nd = $(kind).rowsList[i];
+    if (!nd) return;
+    const open = S.open[kind], isOpen = open.has(nd.path);
+    if (want === undefined) want = !isOpen;
+    if (want && nd.kids.size) open.add(nd.path);
+    else open.delete(nd.path);
+    renderTree(kind);
+  }
+  function keyTree(kind, e) {
+    ensure(kind);
+    const rows = $(kind).rowsList, i = S.focus[kind], nd = rows[i];
+    if (!nd) return;
+    const open = S.open[kind];
+    if (e.key === 'ArrowDown') S.focus[kind] = Math.min(rows.length - 1, i + 1);
+    else if (e.key === 'ArrowUp') S.focus[kind] = Math.max(0, i - 1);
+    else if (e.key === 'ArrowRight') {
+      if (nd.kids.size && !open.has(nd.path)) open.add(nd.path);
+      else if (nd.kids.size) S.focus[kind] = i + 1;
+    } else if (e.key === 'ArrowLeft') {
+      if (open.has(nd.path)) open.delete(nd.path);
+      else if (nd.parent && nd.parent.f >= 0) S.focus[kind] = rows.indexOf(nd.parent);
+    } else if (e.key === 'Enter') {
+      select(nd.f);
+      toggle(kind, i);
+      return;
+    } else return;
+    e.preventDefault();
+    renderTree(kind);
+    const f = $(kind).querySelector('.row.focus');
+    if (f && f.scrollIntoView) f.scrollIntoView({block: 'nearest'});
+  }
+  function bindTrees() {
+    for (const kind of ['td', 'bu']) {
+      const el = $(kind);
+      el.onclick = e => {
+        const row = e.target.closest('.row');
+        if (!row) return;
+        const i = +row.dataset.i;
+        S.focus[kind] = i;
+        if (e.target.classList.contains('tw')) toggle(kind, i);
+        else select(el.rowsList[i].f);
+      };
+      el.ondblclick = e => {
+        const row = e.target.closest('.row');
+        if (row) toggle(kind, +row.dataset.i);
+      };
+      el.onkeydown = e => keyTree(kind, e);
+    }
+  }
+
+  /* ---- flat table ---- */
+  const COLS = [['children', 'Children'], ['self', 'Self'], ['samples', 'Samples'],
+    ['name', 'Function'], ['dso', 'DSO']];
+  function renderFlat() {
+    dirty.add('flat');
+    if (S.tab === 'flat') ensure('flat');
+  }
+  function renderFlatNow() {
+    const key = S.sortKey, dir = S.sortDesc ? -1 : 1;
+    const val = r => key === 'name' ? fname(r.f) : key === 'dso' ? fdso(r.f) : r[key];
+    const rows = R.flat.filter(r => !S.re || matches(r.f)).sort((a, b) => {
+      const x = val(a), y = val(b);
+      return (x < y ? -1 : x > y ? 1 : 0) * dir || b.children - a.children || a.f - b.f;
+    });
+    let s = '<table class="flat"><thead><tr>';
+    for (const [k, t] of COLS)
+      s += '<th data-k="' + k + '">' + t + (k === key ? (S.sortDesc ? ' \u25be' : ' \u25b4') : '') + '</th>';
+    s += '</tr></thead><tbody>';
+    for (const r of rows.slice(0, MAX_ROWS))
+      /* (a row pa report --children hides, --no-children shows: no children) */
+      s += '<tr data-f="' + r.f + '" data-ch="' + (r.ch ? 1 : 0) + '" data-se="' + (r.se ? 1 : 0) +
+        '" class="' + (r.f === S.sel ? 'sel' : '') + (matches(r.f) ? ' m' : '') +
+        '"><td class="num">' + (r.ch ? pct(r.children, R.total) : '-') + '</td><td class="num">' +
+        pct(r.self, R.total) + '</td><td class="num">' + r.samples + '</td><td class="nm">' +
+        esc(fname(r.f)) + '</td><td>' + esc(fdso(r.f)) + '</td></tr>';
+    $('flat').innerHTML = s + '</tbody></table>';
+  }
+  function sortBy(k) {
+    if (S.sortKey === k) S.sortDesc = !S.sortDesc;
+    else { S.sortKey = k; S.sortDesc = k !== 'name' && k !== 'dso'; }
+    renderFlat();
+  }
+
+  /* ---- flame graph: canvas, root at the bottom ---- */
+  const FL = {rects: [], w: 0, h: 0};
+  function hue(name) {
+    let h = 0;
+    for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
+    return h;
+  }
+  function flameColor(f) {
+    if (f === S.sel) return 'rgb(60,120,230)';
+    if (matches(f)) return 'rgb(230,0,230)';
+    if (rowFiltered() && !rowOk(f)) return '#ddd8d0';
+    const h = hue(fname(f));
+    return 'rgb(' + (205 + h % 50) + ',' + (80 + (h >> 8) % 130) + ',' + (40 + (h >> 16) % 40) + ')';
+  }
+  function layoutFlame(width) {
+    const rects = [];
+    let base = R.td, x0 = 0, scale = R.total > 0 ? width / R.total : 0;
+    if (S.zoom) {
+      const z = findPath(R.td, S.zoom);
+      if (z) { base = z; scale = z.v > 0 ? width / z.v : 0; }
+      else S.zoom = null;
+    }
+    const anc = [];
+    for (let a = base; a && a.f >= 0; a = a.parent) anc.unshift(a);
+    anc.forEach((a, d) => rects.push({nd: a, x: 0, w: width, d: d, faded: a !== base}));
+    /* only the children of at least MIN_W, which sort before the others
+     * (by value): the subtrees of those narrower are not walked */
+    const walk = (nd, x, d) => {
+      const T = nd.T, big = [];
+      for (let c = T.first[nd.id]; c >= 0; c = T.next[c])
+        if (T.n[c] > 0 && T.v[c] * scale >= MIN_W) big.push(c);
+      big.sort((a, b) => T.v[b] - T.v[a] || T.fr[a] - T.fr[b]);
+      for (const c of big) {
+        const k = node(T, c), w = k.v * scale;
+        rects.push({nd: k, x: x, w: w, d: d, faded: false});
+        walk(k, x, d + 1);
+        x += w;
+      }
+    };
+    walk(base, x0, anc.length);
+    return rects;
+  }
+  function findPath(root, path) {
+    let nd = root;
+    for (const f of path) { nd = nd.kids.get(f); if (!nd) return null; }
+    return nd;
+  }
+  function pathOf(nd) {
+    const p = [];
+    for (let a = nd; a && a.f >= 0; a = a.parent) p.unshift(a.f);
+    return p;
+  }
+  function drawFlame() {
+    const box = $('flame');
+    let cv = box.querySelector('canvas');
+    if (!cv) { cv = document.createElement('canvas'); box.appendChild(cv); }
+    const width = Math.max(300, box.clientWidth || document.body.clientWidth - 24 || 800);
+    const rects = layoutFlame(width);
+    const depth = rects.reduce((m, r) => Math.max(m, r.d + 1), 0);
+    const h = Math.max(1, depth) * ROW_H;
+    cv.width = width;
+    cv.height = h;
+    FL.w = width;
+    FL.h = h;
+    const g = cv.getContext('2d');
+    g.font = '11px sans-serif';
+    g.textBaseline = 'middle';
+    for (const r of rects) {
+      r.y = h - (r.d + 1) * ROW_H;
+      g.fillStyle = r.faded ? '#e8e2d8' : flameColor(r.nd.f);
+      g.fillRect(r.x, r.y, Math.max(0.5, r.w - 0.5), ROW_H - 1);
+      if (r.w > 30) {
+        g.fillStyle = r.nd.f === S.sel ? '#fff' : '#000';
+        const name = fname(r.nd.f), chars = Math.floor((r.w - 6) / 6.5);
+        g.fillText(name.length > chars ? name.slice(0, Math.max(0, chars - 2)) + '..' : name,
+          r.x + 3, r.y + ROW_H / 2);
+      }
+    }
+    FL.rects = rects;
+    $('flame-note').textContent = R.total ? '' : 'No samples with these filters.';
+  }
+  function flameAt(e) {
+    const cv = $('flame').querySelector('canvas'), b = cv.getBoundingClientRect();
+    const x = e.clientX - b.left, y = e.clientY - b.top;
+    return FL.rects.find(r => x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + ROW_H) || null;
+  }
+  function bindFlame() {
+    const box = $('flame'), tip = $('tip');
+    box.onmousemove = e => {
+      const r = flameAt(e);
+      if (!r) { tip.hidden = true; return; }
+      tip.hidden = false;
+      tip.textContent = fname(r.nd.f) + ' [' + fdso(r.nd.f) + '] ' + pct(r.nd.v, R.total) +
+        ' (' + r.nd.n + ' samples, self ' + pct(r.nd.s, R.total) + ')';
+      tip.style.left = Math.min(e.clientX + 12, window.innerWidth - 320) + 'px';
+      tip.style.top = (e.clientY + 14) + 'px';
+    };
+    box.onmouseleave = () => { tip.hidden = true; };
+    box.onclick = e => {
+      const r = flameAt(e);
+      if (!r) return;
+      select(r.nd.f, true);
+      S.zoom = pathOf(r.nd);
+      drawFlame();
+    };
+    $('flame-reset').onclick = () => { S.zoom = null; drawFlame(); };
+  }
+
+  /* ---- selection and tabs ---- */
+  function select(f, noRender) {
+    S.sel = f;
+    $('selected').textContent = f >= 0 ? 'selected: ' + fname(f) + ' [' + fdso(f) + ']' : '';
+    renderTree('td');
+    renderTree('bu');
+    renderFlat();
+    if (!noRender) drawFlame();
+  }
+  function showTab(t) {
+    S.tab = t;
+    for (const b of document.querySelectorAll('.tabs button')) b.classList.toggle('on', b.dataset.tab === t);
+    for (const p of document.querySelectorAll('.pane')) p.classList.toggle('on', p.id === 'pane-' + t);
+    if (t === 'flame') drawFlame();
+    ensure(t);
+    if (t === 'td' || t === 'bu') $(t).focus();
+  }
+
+  function build() {
+    const app = $('app');
+    document.title = 'pa view: ' + D.title;
+    app.innerHTML = headerHtml() + barHtml() +
+      '<div class="tabs"><button data-tab="flame">Flame graph</button>' +
+      '<button data-tab="td">Top-down</button><button data-tab="bu">Bottom-up (callers)</button>' +
+      '<button data-tab="flat">Functions</button> <span id="selected" class="note"></span></div>' +
+      '<div class="pane" id="pane-flame"><div class="bar"><button id="flame-reset">reset zoom</button>' +
+      '<span class="note" id="flame-note"></span></div><div id="flame"></div></div>' +
+      '<div class="pane" id="pane-td"><div class="tree" id="td" tabindex="0"></div></div>' +
+      '<div class="pane" id="pane-bu"><div class="tree" id="bu" tabindex="0"></div></div>' +
+      '<div class="pane" id="pane-flat"><div id="flat"></div></div>' +
+      '<div id="tip" hidden></div>';
+    $('flat').onclick = e => {
+      const th = e.target.closest('th');
+      if (th) return sortBy(th.dataset.k);
+      const tr = e.target.closest('tr');
+      if (tr && tr.dataset.f !== undefined) select(+tr.dataset.f);
+    };
+    bind();
+    compute();
+    showTab('flame');
+    render();
+    window.addEventListener('resize', () => { drawTimeline(); drawFlame(); });
+  }
+
+  /* the page's API: what each view shows, as text */
+  function rowsOf(kind) {
+    ensure(kind);
+    return Array.from($(kind).querySelectorAll('.row')).map(r => ({
+      name: r.querySelector('.fn').textContent, dso: r.querySelector('.dso').textContent,
+      children: r.querySelector('.ch').textContent, self: r.querySelector('.se').textContent,
+      depth: +r.dataset.depth}));
+  }
+  window.paView = {
+    data: D, state: S, setFilter: setFilter, search: search, select: select, showTab: showTab,
+    sortBy: sortBy, timeArg: timeArg, expand: (kind, i) => toggle(kind, i, true), rowsOf: rowsOf,
+    frameIndex: (name, dso) => D.frames.findIndex((f, i) => f[0] === name &&
+      (dso === undefined || fdso(i) === dso)),
+    flat: () => (ensure('flat'), Array.from($('flat').querySelectorAll('tbody tr'))).map(tr => {
+      const td = tr.children;
+      return {children: td[0].textContent, self: td[1].textContent, samples: +td[2].textContent,
+        name: td[3].textContent, dso: td[4].textContent, sel: tr.classList.contains('sel'),
+        match: tr.classList.contains('m'), ch: tr.dataset.ch === '1', se: tr.dataset.se === '1'};
+    }),
+    flameFrames: () => FL.rects.map(r => ({name: fname(r.nd.f), x: r.x, y: r.y, w: r.w,
+      d: r.d, sel: r.nd.f === S.sel, match: matches(r.nd.f),
+      dim: rowFiltered() && !rowOk(r.nd.f)})),
+    total: () => R.total
+  };
+  build();
+})();
