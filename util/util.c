@@ -547,7 +547,8 @@ int pa_seqset_add(struct pa_seqset *s, const uint32_t *v, uint32_t n, uint32_t *
 	size_t mask = s->tab_cap - 1, j = h & mask;
 	for (; s->tab[j]; j = (j + 1) & mask) {
 		const struct pa_seq *q = &s->seqs[s->tab[j] - 1];
-		if (q->hash == h && q->len == n && !memcmp(s->pool + q->off, v, n * sizeof(*v))) {
+		if (q->hash == h && q->len == n &&
+		    (!n || !memcmp(s->pool + q->off, v, n * sizeof(*v)))) {
 			*out = s->tab[j] - 1;
 			return 0;
 		}

@@ -217,23 +217,26 @@
       sc[D.aggs[i + 3]] += D.aggs[i + 4];
       samples += D.aggs[i + 4];
     }
+    /* (with a row filter the table is entries()'s, counted its own way) */
+    const rows = !(F.comm || F.pid || F.tid || F.dso || F.sym);
     const ch = new Float64Array(D.frames.length), se = new Float64Array(D.frames.length);
     const sn = new Float64Array(D.frames.length), seen = new Uint8Array(D.frames.length);
     trieReset(TD);
     trieReset(BU);
     for (let s = 0; s < D.stacks.length; s++) {
       if (!sc[s]) continue;
+      trieAdd(TD, s, sp[s], sc[s]);
+      trieAdd(BU, s, sp[s], sc[s]);
+      if (!rows) continue;
       const leaf = selfOf(s);
       for (const f of uniq[s]) { ch[f] += sp[s]; seen[f] = 1; }
       se[leaf] += sp[s];
       sn[leaf] += sc[s];
-      trieAdd(TD, s, sp[s], sc[s]);
-      trieAdd(BU, s, sp[s], sc[s]);
     }
     trieSum(TD);
     trieSum(BU);
     const flat = [];
-    if (F.comm || F.pid || F.tid || F.dso || F.sym) entries(flat);
+    if (!rows) entries(flat);
     else
       for (let f = 0; f < D.frames.length; f++)
         if (seen[f]) flat.push({f: f, children: ch[f], self: se[f], samples: sn[f], ch: true,
