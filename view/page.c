@@ -1,7 +1,12 @@
 /* page.c - the page: inline style, the model as one JSON object in a
  * <script type="application/json"> element, then view.js, which draws
  * every view from it. JSON strings escape '<', '>' and '&'
- * (pa_put_json_str), so that no name ends the element early.
+ * (pa_put_json_str), so that no name ends the element early. The bulk
+ * (stacks, aggs) is a string of base64 (libcrypto's EVP_EncodeBlock) of
+ * unsigned LEB128 varints (7 bits a byte, the lowest first, the high bit
+ * set on every byte but a value's last), written byte by byte: the page
+ * is the same on every host. A difference is zigzag: 0, -1, 1, -2 ... as
+ * 0, 1, 2, 3 ...
  *
  * The data object:
  *   title, filters, version: strings
@@ -13,17 +18,34 @@
  *   frames: [name, dso, level, has_sym] per frame (has_sym 0: an
  *           unresolved address, which no --symbols list names)
  *   threads: [pid, tid, comm] per (thread, comm) that has samples
- *   stacks: frame indices per stack, root first, then the frame of the
- *           sample's own ip (pa report's self entry)
+ *   stacks: {n, nodes, data}: n stacks, each its frames root first, then
+ *           the frame of the sample's own ip (pa report's self entry); as
+ *           the top-down trie of their chains (the frames but the last):
+ *           nodes nodes, 0 the root, each after its parent, in the order
+ *           the stacks first reach them; data: per node but the root, its
+ *           id - 1 - its parent's id, its frame; then per stack its
+ *           chain's node (a difference from the previous stack's, the
+ *           first's from 0), its own frame
  *   t0, width: first sample time and bucket width (ns, strings: exact)
  *   buckets: how many
- *   aggs: flat [event, thread, bucket, stack, count, period] x n
+ *   aggs: {n, events, units, data}: n aggregates (event, thread, bucket,
+ *         stack, count, period) in the order of their first samples;
+ *         units[e]: event e's period per sample when it is fixed (the
+ *         first aggregate's period / count, when whole), else 0; data:
+ *         per aggregate thread * events + event, bucket and stack (each a
+ *         difference from the previous aggregate's, the first's from 0),
+ *         count * 2 + 1 when the period follows (else it is count *
+ *         units[event], units[event] not 0), the period
  *   notes: [dso, has_symbols, why] per DSO that -v says something of
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <openssl/evp.h>
 
 static void put_str(FILE *out, const char *s)
 {
@@ -85,7 +107,182 @@ static void put_header(struct vmodel *m, FILE *out)
 	fputs("],\n", out);
 }
 
-static void put_tables(struct vmodel *m, FILE *out)
+/* ---- the bulk data: varints in bytes, base64 in a JSON string ---- */
+
+/* v as LEB128: 7 bits a byte, the lowest first, the high bit set on all
+ * but the last (b has room: at most 10 bytes) */
+static void put_varint(struct pa_buf *b, uint64_t v)
+{
+	unsigned char *p = (unsigned char *)b->data + b->len;
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	b->len += n;
+}
+
+/* a signed difference as an unsigned varint: 0, -1, 1, -2 ... as 0, 1,
+ * 2, 3 ... (zigzag) */
+static void put_delta(struct pa_buf *b, uint64_t from, uint64_t to)
+{
+	put_varint(b, to >= from ? (to - from) * 2 : (from - to) * 2 - 1);
+}
+
+/* n bytes as one JSON string of their base64 (no '<', '>', '&') */
+static void put_base64(FILE *out, const unsigned char *p, size_t n)
+{
+	enum { CHUNK = 3 * 4096 }; /* whole groups of 3: no padding between */
+	unsigned char text[4 * (CHUNK / 3) + 1];
+	putc('"', out);
+	for (size_t at = 0; at < n; at += CHUNK) {
+		size_t len = n - at < CHUNK ? n - at : CHUNK;
+		int w = EVP_EncodeBlock(text, p + at, (int)len);
+		fwrite(text, 1, (size_t)w, out);
+	}
+	putc('"', out);
+}
+
+/* the top-down trie of the stacks' chains: a node's parent and frame
+ * (node 0 the root), (parent, frame) -> node in an open-addressed table;
+ * end[s]: stack s's chain's node */
+struct trie {
+	uint32_t *par, *fr, *tab;
+	size_t nr, mask;
+};
+
+static int trie_build(struct vmodel *m, struct trie *t, uint32_t *end)
+{
+	size_t cap = 1, size = 1024;
+	int ret = -ENOMEM;
+	for (uint32_t s = 0; s < m->stacks.nr; s++) {
+		uint32_t len;
+		pa_seqset_get(&m->stacks, s, &len);
+		cap += len;
+	}
+	while (size < 2 * cap)
+		size *= 2;
+	t->par = calloc(cap, sizeof(*t->par));
+	t->fr = calloc(cap, sizeof(*t->fr));
+	t->tab = calloc(size, sizeof(*t->tab));
+	if (!t->par || !t->fr || !t->tab)
+		goto out;
+	t->mask = size - 1;
+	t->nr = 1;
+	for (uint32_t s = 0; s < m->stacks.nr; s++) {
+		uint32_t len, nd = 0;
+		const uint32_t *v = pa_seqset_get(&m->stacks, s, &len);
+		for (uint32_t d = 0; d + 1 < len; d++) {
+			size_t j = pa_hash64((uint64_t)nd << 32 | v[d]) & t->mask;
+			uint32_t c;
+			while ((c = t->tab[j]) && (t->par[c] != nd || t->fr[c] != v[d]))
+				j = (j + 1) & t->mask;
+			if (!c) {
+				c = (uint32_t)t->nr++;
+				t->par[c] = nd;
+				t->fr[c] = v[d];
+				t->tab[j] = c;
+			}
+			nd = c;
+		}
+		end[s] = nd;
+	}
+	ret = 0;
+out:
+	return ret;
+}
+
+/* the stacks object (above; a stack of one frame: the root) */
+static int put_stacks(struct vmodel *m, FILE *out)
+{
+	struct trie t = {0};
+	struct pa_buf b = {0};
+	uint32_t *end = calloc(m->stacks.nr ? m->stacks.nr : 1, sizeof(*end));
+	int ret = -ENOMEM;
+	if (!end || trie_build(m, &t, end))
+		goto out;
+	if (pa_buf_grow(&b, 20 * (t.nr + m->stacks.nr)))
+		goto out;
+	for (size_t i = 1; i < t.nr; i++) {
+		put_varint(&b, i - 1 - t.par[i]);
+		put_varint(&b, t.fr[i]);
+	}
+	for (uint32_t s = 0, prev = 0; s < m->stacks.nr; prev = end[s], s++) {
+		uint32_t len;
+		const uint32_t *v = pa_seqset_get(&m->stacks, s, &len);
+		put_delta(&b, prev, end[s]);
+		put_varint(&b, len ? v[len - 1] : 0);
+	}
+	fprintf(out, "\"stacks\":{\"n\":%zu,\"nodes\":%zu,\"data\":\n", m->stacks.nr, t.nr);
+	put_base64(out, (const unsigned char *)b.data, b.len);
+	fputs("},\n", out);
+	ret = 0;
+out:
+	pa_buf_release(&b);
+	free(t.par);
+	free(t.fr);
+	free(t.tab);
+	free(end);
+	return ret;
+}
+
+/* the aggs object (above); events: the file's, or more when an aggregate
+ * names one past them */
+static int put_aggs(struct vmodel *m, FILE *out)
+{
+	struct pa_buf b = {0};
+	uint64_t *unit = NULL;
+	bool *seen = NULL;
+	uint32_t nev = pa_file_nr_evsels(pa_session_file(pa_trace_session(m->t)));
+	uint32_t bucket = 0, stack = 0;
+	int ret = -ENOMEM;
+	for (size_t i = 0; i < m->nr_aggs; i++)
+		if (m->aggs[i].evsel >= nev)
+			nev = m->aggs[i].evsel + 1;
+	unit = calloc(nev ? nev : 1, sizeof(*unit));
+	seen = calloc(nev ? nev : 1, sizeof(*seen));
+	if (!unit || !seen)
+		goto out;
+	for (size_t i = 0; i < m->nr_aggs; i++) {
+		const struct vagg *a = &m->aggs[i];
+		if (seen[a->evsel] || !a->count)
+			continue;
+		seen[a->evsel] = true;
+		if (a->period % a->count == 0)
+			unit[a->evsel] = a->period / a->count;
+	}
+	for (size_t i = 0; i < m->nr_aggs; i++) {
+		const struct vagg *a = &m->aggs[i];
+		uint64_t u = unit[a->evsel];
+		bool fixed = u && a->count <= UINT64_MAX / u && a->period == a->count * u;
+		if (pa_buf_grow(&b, 60))
+			goto out;
+		put_varint(&b, (uint64_t)a->thread * nev + a->evsel);
+		put_delta(&b, bucket, a->bucket);
+		put_delta(&b, stack, a->stack);
+		/* (a count is at most the samples': below 2^63) */
+		put_varint(&b, a->count * 2 + (fixed ? 0 : 1));
+		if (!fixed)
+			put_varint(&b, a->period);
+		bucket = a->bucket;
+		stack = a->stack;
+	}
+	fprintf(out, "\"aggs\":{\"n\":%zu,\"events\":%" PRIu32 ",\"units\":[", m->nr_aggs, nev);
+	for (uint32_t e = 0; e < nev; e++)
+		fprintf(out, e ? ",%" PRIu64 : "%" PRIu64, unit[e]);
+	fputs("],\"data\":\n", out);
+	put_base64(out, (const unsigned char *)b.data, b.len);
+	fputs("}}\n", out);
+	ret = 0;
+out:
+	free(seen);
+	pa_buf_release(&b);
+	free(unit);
+	return ret;
+}
+
+static int put_tables(struct vmodel *m, FILE *out)
 {
 	fputs("\"frames\":[", out);
 	for (size_t i = 0; i < m->nr_frames; i++) {
@@ -103,26 +300,14 @@ static void put_tables(struct vmodel *m, FILE *out)
 		put_str(out, t->comm);
 		putc(']', out);
 	}
-	fputs("],\n\"stacks\":[", out);
-	for (uint32_t i = 0; i < m->stacks.nr; i++) {
-		uint32_t len;
-		const uint32_t *v = pa_seqset_get(&m->stacks, i, &len);
-		fputs(i ? (i % 8 ? ",[" : ",\n[") : "[", out);
-		for (uint32_t d = 0; d < len; d++)
-			fprintf(out, d ? ",%" PRIu32 : "%" PRIu32, v[d]);
-		putc(']', out);
-	}
-	fprintf(out, "],\n\"t0\":\"%" PRIu64 "\",\"width\":\"%" PRIu64 "\",\"buckets\":%u,", m->t0,
+	fputs("],\n", out);
+	int ret = put_stacks(m, out);
+	if (ret)
+		return ret;
+	fprintf(out, "\"t0\":\"%" PRIu64 "\",\"width\":\"%" PRIu64 "\",\"buckets\":%u,", m->t0,
 	        m->width, m->nr_buckets);
-	fprintf(out, "\"has_time\":%s,\n\"aggs\":[", m->has_time ? "true" : "false");
-	for (size_t i = 0; i < m->nr_aggs; i++) {
-		const struct vagg *a = &m->aggs[i];
-		fprintf(out,
-		        "%s%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64,
-		        i ? (i % 4 ? "," : ",\n") : "", a->evsel, a->thread, a->bucket, a->stack,
-		        a->count, a->period);
-	}
-	fputs("]}\n", out);
+	fprintf(out, "\"has_time\":%s,\n", m->has_time ? "true" : "false");
+	return put_aggs(m, out);
 }
 
 int vpage_write(struct vmodel *m, const struct pa_view_opts *opts, FILE *out)
@@ -153,7 +338,9 @@ int vpage_write(struct vmodel *m, const struct pa_view_opts *opts, FILE *out)
 	putc('}', out);
 	fputs(",\"version\":\"pa " PA_VERSION "\",\n", out);
 	put_header(m, out);
-	put_tables(m, out);
+	int ret = put_tables(m, out);
+	if (ret)
+		return ret;
 	fputs("</script>\n<script>\n", out);
 	fputs(pa_view_asset_view_js, out);
 	fputs("</script>\n</body></html>\n", out);

@@ -23,6 +23,73 @@
   'use strict';
   const D = JSON.parse(document.getElementById('pa-data').textContent);
   const NA = 6; /* an aggregate: event, thread, bucket, stack, count, period */
+  /* The bulk data (page.c's put_stacks, put_aggs): LEB128 varints in
+   * base64. Decoded here into D.stacks (arrays of frame indices) and
+   * D.aggs (flat, NA numbers an aggregate, in a Float64Array); the
+   * top-down trie of the chains (TDS) is the page's as given. */
+  function varints(b64) {
+    let u;
+    if (typeof Uint8Array.fromBase64 === 'function') u = Uint8Array.fromBase64(b64);
+    else {
+      const t = atob(b64);
+      u = new Uint8Array(t.length);
+      for (let i = 0; i < t.length; i++) u[i] = t.charCodeAt(i);
+    }
+    let p = 0;
+    /* the next varint: below 2^28 an int (bit operations), else a double */
+    return () => {
+      let b = u[p++];
+      if (b < 128) return b;
+      let v = b & 127;
+      b = u[p++]; v |= (b & 127) << 7; if (b < 128) return v;
+      b = u[p++]; v |= (b & 127) << 14; if (b < 128) return v;
+      b = u[p++]; v |= (b & 127) << 21; if (b < 128) return v;
+      let m = 268435456;
+      do { b = u[p++]; v += (b & 127) * m; m *= 128; } while (b >= 128);
+      return v;
+    };
+  }
+  /* zigzag: 0, 1, 2, 3 ... as 0, -1, 1, -2 ... */
+  const unzig = z => z <= 0x7fffffff ? (z >>> 1) ^ -(z & 1) : z % 2 ? -(z + 1) / 2 : z / 2;
+  const TDS = (() => {
+    const e = D.stacks, rd = varints(e.data), N = e.nodes, n = e.n;
+    const par = new Int32Array(N), fr = new Int32Array(N), dep = new Int32Array(N);
+    const end = new Int32Array(n), stacks = new Array(n);
+    par[0] = -1; fr[0] = -1;
+    let maxD = 0;
+    for (let i = 1; i < N; i++) {
+      const q = i - 1 - rd();
+      par[i] = q; fr[i] = rd(); dep[i] = dep[q] + 1;
+      if (dep[i] > maxD) maxD = dep[i];
+    }
+    const tmp = new Int32Array(maxD + 1);
+    for (let s = 0, nd = 0; s < n; s++) {
+      nd += unzig(rd());
+      end[s] = nd;
+      for (let k = nd; k > 0; k = par[k]) tmp[dep[k] - 1] = fr[k];
+      const a = [];
+      for (let d = 0; d < dep[nd]; d++) a.push(tmp[d]);
+      a.push(rd());
+      stacks[s] = a;
+    }
+    D.stacks = stacks;
+    return {par: par, fr: fr, dep: dep, end: end};
+  })();
+  D.aggs = (() => {
+    const e = D.aggs, rd = varints(e.data), n = e.n, nev = e.events, units = e.units;
+    const a = new Float64Array(n * NA);
+    let b = 0, st = 0;
+    for (let j = 0; j < n * NA; j += NA) {
+      const x = rd(), ev = x % nev;
+      a[j] = ev; a[j + 1] = (x - ev) / nev;
+      a[j + 2] = b += unzig(rd());
+      a[j + 3] = st += unzig(rd());
+      const k = rd(), cnt = k <= 0x7fffffff ? k >>> 1 : Math.floor(k / 2);
+      a[j + 4] = cnt;
+      a[j + 5] = k % 2 ? rd() : cnt * units[ev];
+    }
+    return a;
+  })();
   const ROW_H = 16, MIN_W = 1, MAX_ROWS = 5000;
   /* a stack: its chain root first, then its self frame (the sample's ip) */
   /* a stack's frames once each (the stack itself when it repeats none) */
@@ -116,9 +183,10 @@
    * a child's id above its parent's), and compute() only sums values
    * into it. A node is present when a selected sample's stack passes
    * through it (n > 0); views get node objects made on demand. */
-  /* top-down: a stack's chain, root first; bottom-up (up): its self
-   * frame, then its chain from the caller of the chain's leaf to the root.
-   * (node, frame) -> child in an open-addressed table. */
+  /* top-down: a stack's chain, root first (the page gives this trie:
+   * givenTrie() below); bottom-up (up): its self frame, then its chain
+   * from the caller of the chain's leaf to the root. (node, frame) ->
+   * child in an open-addressed table. */
   function buildTrie(up) {
     const st = D.stacks;
     let cap = 1;
@@ -164,7 +232,16 @@
     T.v = new Float64Array(T.len); T.s = new Float64Array(T.len); T.n = new Float64Array(T.len);
     return T;
   }
-  const TD = buildTrie(false), BU = buildTrie(true);
+  /* the top-down trie as the page gives it (TDS: the nodes in the order
+   * buildTrie(false) would make them) */
+  function givenTrie(G) {
+    const cap = G.par.length, first = new Int32Array(cap).fill(-1), next = new Int32Array(cap);
+    next[0] = -1;
+    for (let c = 1; c < cap; c++) { next[c] = first[G.par[c]]; first[G.par[c]] = c; }
+    return {par: G.par, fr: G.fr, dep: G.dep, first: first, next: next, end: G.end, len: cap,
+      v: new Float64Array(cap), s: new Float64Array(cap), n: new Float64Array(cap), objs: []};
+  }
+  const TD = givenTrie(TDS), BU = buildTrie(true);
   class TNode {
     constructor(T, id) {
       this.T = T; this.id = id; this.f = T.fr[id]; this.v = T.v[id]; this.s = T.s[id];

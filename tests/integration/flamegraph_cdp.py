@@ -33,6 +33,29 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--window-size=1200,700", "--hide-scrollbars"]
 
 
+def free_port():
+    """A TCP port nothing listens on now, for a browser's debugging server."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_port(port, seconds, alive=None):
+    """Whether something listens on port within seconds; alive() (when
+    given) is asked between tries and ends the wait when it says False."""
+    for _ in range(int(seconds * 10)):
+        if alive is not None and not alive():
+            return False
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
 class WebSocket:
     """RFC 6455 client: text frames out (masked), frames in, pings answered."""
 

@@ -39,7 +39,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,7 +46,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from flamegraph_cdp import Browser, png_rows  # noqa: E402 (the shared CDP client)
+from flamegraph_cdp import Browser, free_port, png_rows, wait_port  # noqa: E402 (the shared CDP client)
 
 SCHEMA_URL = "https://www.speedscope.app/file-format-schema.json"
 FAILS = []
@@ -251,14 +250,6 @@ def sandwich_weights(d, p):
             if names[frames[x]["name"]] == 1}
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def wait_for(b, expr, timeout=20.0):
     t0 = time.time()
     while time.time() - t0 < timeout:
@@ -384,13 +375,7 @@ def browser(argv):
     b = None
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
+        if not wait_port(port, 10):
             check(False, "http.server did not start")
             return
         try:

@@ -7,7 +7,8 @@
 # time range dragged on the timeline), filters given to pa view (--comms,
 # --dsos, --symbols: the page's initial ones, total kept), search,
 # selection and keyboard against pa report, screenshots kept in WORK
-# (view-*.png, paths printed).
+# (view-*.png, paths printed); then in headless Firefox (view_bidi.py,
+# WebDriver BiDi) when firefox-esr or firefox is installed, else a note.
 #
 # The data checks run without a browser; the test exits 77 (skipped) only
 # when the browser part cannot run, after they passed. Under an emulator
@@ -115,20 +116,47 @@ CHECKS=$((CHECKS + 1))
 
 # ---- in the browser ----
 [ "$FAILS" -eq 0 ] || finish
-CHROMIUM=${PA_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-[ -n "$CHROMIUM" ] || skip "data checks passed ($CHECKS); no chromium (Debian package chromium) for the browser part"
-# A private home: the browser writes nothing outside WORK.
+# A private home: the browsers write nothing outside WORK.
 export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/home/.config XDG_CACHE_HOME=$WORK/home/.cache
 mkdir -p "$HOME"
-pages=(le-file.html "$TESTDATA/le-file.data" le-sysw.html "$TESTDATA/le-sysw.data"
-	inline.html "$INLINE" --symfs "$SYMFS" --no-inline)
-[ -n "$PERF_OK" ] && pages+=(rec.html rec.data)
-python3 "$CDP" browser "$CHROMIUM" "$PA_BIN" "$WORK" "${pages[@]}"
-st=$?
-CHECKS=$((CHECKS + 1))
-case $st in
-0) ;;
-77) skip "data checks passed; chromium cannot be driven over the DevTools protocol" ;;
-*) fail "pa view in the browser" ;;
-esac
+CHROMIUM=${PA_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+NOBROWSER=
+if [ -z "$CHROMIUM" ]; then
+	NOBROWSER="no chromium (Debian package chromium) for the browser part"
+else
+	pages=(le-file.html "$TESTDATA/le-file.data" le-sysw.html "$TESTDATA/le-sysw.data"
+		inline.html "$INLINE" --symfs "$SYMFS" --no-inline)
+	[ -n "$PERF_OK" ] && pages+=(rec.html rec.data)
+	python3 "$CDP" browser "$CHROMIUM" "$PA_BIN" "$WORK" "${pages[@]}"
+	st=$?
+	CHECKS=$((CHECKS + 1))
+	case $st in
+	0) ;;
+	77) NOBROWSER="chromium cannot be driven over the DevTools protocol" ;;
+	*) fail "pa view in the browser" ;;
+	esac
+fi
+
+# Firefox (view_bidi.py, WebDriver BiDi): the page loads without a
+# JavaScript error, flat table, flame graph drawn (view-firefox.png), comm
+# and DSO filters, a time range dragged, search typed, a frame clicked;
+# on the fresh recording's page when there is one, and le-file's.
+FIREFOX=${PA_FIREFOX:-$(command -v firefox-esr || command -v firefox || true)}
+if [ -z "$FIREFOX" ]; then
+	note "no firefox-esr or firefox (Debian package firefox-esr): the Firefox part did not run"
+else
+	pages=(le-file.html "$TESTDATA/le-file.data")
+	[ -n "$PERF_OK" ] && pages=(rec.html rec.data "${pages[@]}")
+	python3 "$HERE/view_bidi.py" "$FIREFOX" "$PA_BIN" "$WORK" "${pages[@]}"
+	st=$?
+	case $st in
+	0) CHECKS=$((CHECKS + 1)) ;;
+	77) NOBROWSER="${NOBROWSER:+$NOBROWSER; }firefox cannot be driven over WebDriver BiDi" ;;
+	*)
+		CHECKS=$((CHECKS + 1))
+		fail "pa view in Firefox"
+		;;
+	esac
+fi
+[ "$FAILS" -eq 0 ] && [ -n "$NOBROWSER" ] && skip "data checks passed ($CHECKS); $NOBROWSER"
 finish

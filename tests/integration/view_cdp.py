@@ -21,6 +21,7 @@ WORKDIR/view-*.png (paths printed). Runs PA itself for the reports.
 Exits 0 when all checks pass, 1 when one fails, 77 when Chromium cannot
 be driven. python3 standard library only.
 """
+import base64
 import json
 import os
 import re
@@ -42,12 +43,72 @@ def check(ok, what):
     return bool(ok)
 
 
+def varints(data):
+    """The LEB128 varints of a base64 string (page.c's put_varint)."""
+    out, v, shift = [], 0, 0
+    for b in base64.b64decode(data):
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            out.append(v)
+            v, shift = 0, 0
+    return out
+
+
+def unzig(z):
+    return z >> 1 if z % 2 == 0 else -((z + 1) >> 1)
+
+
+def decode_stacks(st):
+    """page.c's put_stacks: the stacks as lists of frame indices."""
+    v, nodes = varints(st["data"]), st["nodes"]
+    par, fr, k = [-1] * nodes, [-1] * nodes, 0
+    for i in range(1, nodes):
+        par[i], fr[i] = i - 1 - v[k], v[k + 1]
+        k += 2
+    out, end = [], 0
+    for _ in range(st["n"]):
+        end += unzig(v[k])
+        chain, nd = [], end
+        while nd > 0:
+            chain.append(fr[nd])
+            nd = par[nd]
+        out.append(chain[::-1] + [v[k + 1]])
+        k += 2
+    return out
+
+
+def decode_aggs(ag):
+    """page.c's put_aggs: flat [event, thread, bucket, stack, count, period] x n."""
+    v, nev, units = varints(ag["data"]), ag["events"], ag["units"]
+    out, k, bucket, stack = [], 0, 0, 0
+    for _ in range(ag["n"]):
+        ev, th = v[k] % nev, v[k] // nev
+        bucket += unzig(v[k + 1])
+        stack += unzig(v[k + 2])
+        count, explicit = v[k + 3] >> 1, v[k + 3] & 1
+        k += 4
+        if explicit:
+            period = v[k]
+            k += 1
+        else:
+            period = count * units[ev]
+        out += [ev, th, bucket, stack, count, period]
+    return out
+
+
 def page_data(path):
+    """The page's data object with stacks and aggs decoded: d["stacks"] a
+    list of lists of frame indices, d["aggs"] the flat list of [event,
+    thread, bucket, stack, count, period] per aggregate."""
     text = open(path, encoding="utf-8").read()
     m = re.search(r'<script id="pa-data" type="application/json">\n(.*?)</script>', text, re.S)
     if not m:
         raise ValueError(f"{path}: no data element")
-    return json.loads(m.group(1))
+    d = json.loads(m.group(1))
+    d["stacks"] = decode_stacks(d["stacks"])
+    d["aggs"] = decode_aggs(d["aggs"])
+    return d
 
 
 def sections(path):
@@ -373,18 +434,24 @@ def browse_cli(b, pa, workdir, fixture, ropts, extra):
     same_flat(b, what, pa, fixture, ropts, extra)
 
 
+def pages_of(rest):
+    """(page, fixture, report options) of "PAGE.html FIXTURE [OPTION...] ..." """
+    i = 0
+    while i < len(rest):
+        page, fixture = rest[i], rest[i + 1]
+        i += 2
+        ropts = []
+        while i < len(rest) and not rest[i].endswith(".html"):
+            ropts.append(rest[i])
+            i += 1
+        yield page, fixture, ropts
+
+
 def browse(args):
     chromium, pa, workdir, *rest = args
     b = start(chromium, workdir, 1400, 900)
     try:
-        i = 0
-        while i < len(rest):
-            page, fixture = rest[i], rest[i + 1]
-            i += 2
-            ropts = []
-            while i < len(rest) and not rest[i].endswith(".html"):
-                ropts.append(rest[i])
-                i += 1
+        for page, fixture, ropts in pages_of(rest):
             browse_one(b, pa, workdir, page, fixture, ropts)
         # filters on pa view's command line: the page's initial filters,
         # the total kept (pa report's numbers with the same options)
