@@ -88,6 +88,21 @@ check_warning() {
 	fi
 }
 
+# once: perf's header and pa's other commands on an intact file are the
+# same for every damaged copy of it (same path, mtime and bytes)
+declare -A ONCE=()
+# once_out CMD ARGS... (the last is the file): CMD's stdout, made once
+once_out() {
+	local key n
+	key="$* $(stat -c '%Y %s' "${!#}") $(cksum <"${!#}")"
+	if [ -z "${ONCE[$key]:-}" ]; then
+		n=once.${#ONCE[@]}
+		"$@" >"$n" 2>/dev/null
+		ONCE[$key]=$n
+	fi
+	cat "${ONCE[$key]}"
+}
+
 # pa header on DAMAGED (BASE its intact original) against perf's output on
 # the perf-readable pair PDAMAGED / PBASE (the same files for LE; the LE
 # twin for BE). All four share one mtime ("captured on").
@@ -98,8 +113,12 @@ check_header() {
 	local st=$?
 	[ "$st" -eq 0 ] || { fail "$what: pa header exit status $st: $(head -n 2 hdr.err)"; return; }
 	check_warning "$what: pa header" hdr.err "$d" "$f" "$kind"
-	perf_header "$pb" >hdr.intact
-	perf report --header-only -i "$pd" >hdr.damaged 2>hdr.perr
+	once_out perf_header "$pb" >hdr.intact
+	# (at most 4 GB of address space: perf 6.1 callocs a damaged count's
+	# worth of GROUP_DESC entries, fails on the first string and then
+	# frees every entry, touching gigabytes for minutes; refused the
+	# calloc, it fails the same way at once, and prints the same)
+	(ulimit -v 4194304 && perf report --header-only -i "$pd") >hdr.damaged 2>hdr.perr
 	local pst=$?
 	local mode=""
 	if [ -n "$pipe" ]; then
@@ -130,7 +149,8 @@ check_commands() {
 	local what=$1 f=$2 kind=$3 d=$4 base=$5
 	local cmd
 	for cmd in "script" "buildid-list" "dump"; do
-		pa $cmd -i "$base" >cmd.intact 2>/dev/null
+		# shellcheck disable=SC2086
+		once_out pa $cmd -i "$base" >cmd.intact
 		pa $cmd -i "$d" >cmd.got 2>cmd.err
 		local st=$?
 		[ "$st" -eq 0 ] || { fail "$what: pa $cmd exit status $st: $(head -n 2 cmd.err)"; continue; }

@@ -186,25 +186,29 @@ optsets=(
 	"--no-inline"
 	"--no-children --no-inline"
 )
+# (under a sanitizer or an emulator: a diagonal subset of recording x
+# check, case_run in lib.sh)
+k=0
 for f in "${files[@]}"; do
 	base=$(basename "$f")
+	CASE=$k k=$((k + 1))
 	# what is compared: call graphs (perf unwound the user stacks)
 	perf report -i "$f" --stdio --no-children --no-inline >graph.txt 2>/dev/null
 	grep -q -e '---' graph.txt || note "$base: perf shows no call graph"
 	for o in "${optsets[@]}"; do
-		check_report "$base" "$f" "$o"
+		case_run check_report "$base" "$f" "$o"
 	done
-	check_folded "$base" "$f" ""
-	check_folded "$base" "$f" "--no-inline"
-	check_report "$base" "$f" "--max-stack 3"
-	check_report "$base" "$f" "--no-children --max-stack 2"
-	check_folded "$base" "$f" "--max-stack 3"
+	case_run check_folded "$base" "$f" ""
+	case_run check_folded "$base" "$f" "--no-inline"
+	case_run check_report "$base" "$f" "--max-stack 3"
+	case_run check_report "$base" "$f" "--no-children --max-stack 2"
+	case_run check_folded "$base" "$f" "--max-stack 3"
 	# perf script's own text: unwound chains with inline frames
-	check_script "$base" "$f"
+	case_run check_script "$base" "$f"
 	# (srclines of recordings made now: perf dies of SIGPIPE on the
 	# fixture's, whose binary is gone)
 	[[ $f == "$TESTDATA"/* ]] ||
-		check_script "$base" "$f" --no-inline -F comm,tid,time,ip,sym,symoff,dso,srcline
+		case_run check_script "$base" "$f" --no-inline -F comm,tid,time,ip,sym,symoff,dso,srcline
 done
 
 # The big-endian twin (perf inject on s390x, which swapped the stack copies

@@ -22,6 +22,16 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck disable=SC2034 # used by the tests that source this
 PDTOOL=$HERE/perfdata.py
 
+# python3 through a version manager's shim (pyenv: a bash script that
+# works out the version on every call) costs several times python's own
+# start; the tests run it hundreds of times: the interpreter the shim
+# picks, found once, goes first on PATH (as `pyenv exec` does).
+if [[ $(command -v python3 2>/dev/null) == */shims/python3 ]]; then
+	_py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+	[ -x "$_py" ] && PATH=$(dirname "$_py"):$PATH
+	unset _py
+fi
+
 # Same clock and messages for pa and perf, no pager.
 export TZ=UTC0 LC_ALL=C PAGER=cat PERF_PAGER=cat
 # A scratch directory, emptied first (only if it is one of ours).
@@ -47,6 +57,48 @@ skip() {
 	exit 77
 }
 note() { echo "note: $*"; }
+
+# Reduced runs. Under a sanitizer (ASAN_OPTIONS set: scripts/test-sanitize)
+# or an emulator ($PA_EMU) every pa run is several times slower, and perf,
+# which runs natively, gives the same answers as in the native run. Tests
+# that repeat one check over many combinations (recording x options) then
+# run a deterministic subset of the combinations: case I runs when
+# I % PA_TEST_STRIDE == 0 (default 3). The tests number their cases so
+# that every option set (every kind of check) still runs in every mode, on
+# some of the recordings: I = option index + recording index, a diagonal.
+# Natively, or with PA_TEST_FULL=1, every case runs. A test that left cases
+# out says so in a note line (finish: how many ran, and the rule).
+SLOW_MODE=
+[ -n "${ASAN_OPTIONS:-}" ] && SLOW_MODE="a sanitizer"
+[ -n "$PA_EMU" ] && SLOW_MODE="$PA_EMU"
+[ "${PA_TEST_FULL:-0}" = 1 ] && SLOW_MODE=
+STRIDE=${PA_TEST_STRIDE:-3}
+[[ $STRIDE =~ ^[1-9][0-9]*$ ]] || STRIDE=3
+SUBSET_RAN=0
+SUBSET_LEFT=0
+# in_subset I [N]: whether case I (a number >= 0) runs in this mode
+# (counted); N: every Nth instead of every STRIDE-th.
+in_subset() {
+	if [ -z "$SLOW_MODE" ] || [ $(($1 % ${2:-$STRIDE})) -eq 0 ]; then
+		SUBSET_RAN=$((SUBSET_RAN + 1))
+		return 0
+	fi
+	SUBSET_LEFT=$((SUBSET_LEFT + 1))
+	return 1
+}
+# case_run CMD ARGS...: CMD ARGS when case $CASE is in the subset; CASE
+# counts on either way (a test sets CASE=K at the start of recording K for
+# the diagonal).
+CASE=0
+case_run() {
+	in_subset $((CASE++)) || return 0
+	"$@"
+}
+subset_note() {
+	[ "$SUBSET_LEFT" -gt 0 ] || return 0
+	note "under $SLOW_MODE: $SUBSET_RAN of $((SUBSET_RAN + SUBSET_LEFT)) ${SUBSET_WHAT:-option/recording cases} run" \
+		"(${SUBSET_RULE:-case I when I % $STRIDE == 0}; natively, or with PA_TEST_FULL=1, all)"
+}
 
 # pa ARGS... : the pa under test (through the emulator for cross builds).
 # shellcheck disable=SC2086 # PA_EMU is a command prefix: split on purpose
@@ -214,6 +266,7 @@ browser_check() {
 }
 
 finish() {
+	subset_note
 	echo "$CHECKS checks, $FAILS failed"
 	[ "$FAILS" -eq 0 ] || exit 1
 	[ "$CHECKS" -gt 0 ] || { echo "FAIL: nothing was checked"; exit 1; }

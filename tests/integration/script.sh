@@ -109,28 +109,32 @@ cases=(
 	"fixed|-c 200000 -e cpu-clock|./mt 200"
 )
 record_cases "${cases[@]}"
+# (under a sanitizer: a diagonal subset of recording x options, case_run
+# in lib.sh)
+k=0
 for f in "${files[@]}"; do
 	base=$(basename "$f")
-	check_script "$base" "$f"
-	check_script "$base" "$f" -F comm,tid,time
+	CASE=$k k=$((k + 1))
+	case_run check_script "$base" "$f"
+	case_run check_script "$base" "$f" -F comm,tid,time
 	# (srclines not of system-wide recordings: perf's addr2line gives up
 	# after a second on big binaries of other processes, so its answer
 	# depends on the machine's load)
 	if [[ $base != sysw.data && $base != switch.data ]]; then
-		check_script "$base" "$f" -F ip,sym,symoff,dso,srcline
-		check_script "$base" "$f" -G -F comm,tid,ip,sym,symoff,dso,srcline
+		case_run check_script "$base" "$f" -F ip,sym,symoff,dso,srcline
+		case_run check_script "$base" "$f" -G -F comm,tid,ip,sym,symoff,dso,srcline
 	fi
-	check_script "$base" "$f" -F +pid,+cpu
-	check_script "$base" "$f" -F -dso,+misc
-	check_script "$base" "$f" -F comm,pid,tid,cpu,time,event,period,ip,sym,dso
-	check_script "$base" "$f" -G --ns
-	check_script "$base" "$f" --comms mt
-	check_script "$base" "$f" --dsos libc.so.6
-	check_script "$base" "$f" -S spin
-	check_script "$base" "$f" --max-stack 3
-	check_script "$base" "$f" --show-kernel-path --reltime
-	check_script "$base" "$f" --show-mmap-events --show-task-events --show-switch-events -F +misc
-	[[ $base == *.pipe.data ]] || check_script "$base" "$f" --header -G
+	case_run check_script "$base" "$f" -F +pid,+cpu
+	case_run check_script "$base" "$f" -F -dso,+misc
+	case_run check_script "$base" "$f" -F comm,pid,tid,cpu,time,event,period,ip,sym,dso
+	case_run check_script "$base" "$f" -G --ns
+	case_run check_script "$base" "$f" --comms mt
+	case_run check_script "$base" "$f" --dsos libc.so.6
+	case_run check_script "$base" "$f" -S spin
+	case_run check_script "$base" "$f" --max-stack 3
+	case_run check_script "$base" "$f" --show-kernel-path --reltime
+	case_run check_script "$base" "$f" --show-mmap-events --show-task-events --show-switch-events -F +misc
+	[[ $base == *.pipe.data ]] || case_run check_script "$base" "$f" --header -G
 done
 # a fixed period (-c) is not recorded in each sample: perf takes the
 # event's, in perf script's period column and perf report's Period
