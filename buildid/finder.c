@@ -12,7 +12,22 @@
 #include <unistd.h>
 
 #ifdef PA_HAVE_DEBUGINFOD
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
+
+/* libdebuginfod, opened the first time a lookup asks a server (as
+ * elfutils' own libdwfl does), not linked: linked, it and the libraries
+ * it needs (curl, TLS, Kerberos, LDAP: some thirty) cost every pa run
+ * their loading, more than a small report takes (bench/README.md). */
+struct dlib {
+	void *handle;
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	void (*set_verbose_fd)(debuginfod_client *, int);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	int (*find_executable)(debuginfod_client *, const unsigned char *, int, char **);
+};
 #endif
 
 struct pa_finder {
@@ -25,6 +40,7 @@ struct pa_finder {
 	bool no_system_debug;
 	struct pa_bcache *cache;
 #ifdef PA_HAVE_DEBUGINFOD
+	struct dlib dl;
 	debuginfod_client *dc;
 	bool dc_failed;
 #endif
@@ -130,7 +146,9 @@ void pa_finder_free(struct pa_finder *f)
 		return;
 #ifdef PA_HAVE_DEBUGINFOD
 	if (f->dc)
-		debuginfod_end(f->dc);
+		f->dl.end(f->dc);
+	if (f->dl.handle)
+		dlclose(f->dl.handle);
 #endif
 	pa_bcache_close(f->cache);
 	free(f->symfs);
@@ -213,6 +231,31 @@ static bool try_sysdebug(struct pa_finder *f, struct chain *ch, bool debug, char
 }
 
 #ifdef PA_HAVE_DEBUGINFOD
+/* Open libdebuginfod into f->dl (dlsym's object pointers become function
+ * pointers through their bytes, as POSIX says to). false: not there. */
+static bool dlib_open(struct dlib *d)
+{
+	static const char *const names[] = {"debuginfod_begin", "debuginfod_end",
+	                                    "debuginfod_set_progressfn",
+	                                    "debuginfod_set_verbose_fd",
+	                                    "debuginfod_find_debuginfo",
+	                                    "debuginfod_find_executable"};
+	void **slots[] = {(void **)&d->begin,          (void **)&d->end,
+	                  (void **)&d->set_progressfn, (void **)&d->set_verbose_fd,
+	                  (void **)&d->find_debuginfo, (void **)&d->find_executable};
+	d->handle = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+	for (size_t i = 0; d->handle && i < PA_ARRAY_SIZE(names); i++) {
+		void *sym = dlsym(d->handle, names[i]);
+		if (!sym) {
+			dlclose(d->handle);
+			d->handle = NULL;
+			break;
+		}
+		memcpy(slots[i], &sym, sizeof(sym));
+	}
+	return d->handle != NULL;
+}
+
 /* Ask debuginfod; on success add the download to the cache under dso_name
  * (or under the name the id is already linked to) and prefer the cache path. */
 static bool try_debuginfod(struct pa_finder *f, struct chain *ch, bool debug,
@@ -225,17 +268,17 @@ static bool try_debuginfod(struct pa_finder *f, struct chain *ch, bool debug,
 	if (!f->use_debuginfod || f->dc_failed)
 		return false;
 	if (!f->dc) {
-		if (!(f->dc = debuginfod_begin())) {
+		if (!dlib_open(&f->dl) || !(f->dc = f->dl.begin())) {
 			f->dc_failed = true;
 			return false;
 		}
 		/* Library code never prints: drop the progress/verbose output
 		 * libdebuginfod enables from DEBUGINFOD_PROGRESS/_VERBOSE. */
-		debuginfod_set_progressfn(f->dc, NULL);
-		debuginfod_set_verbose_fd(f->dc, -1);
+		f->dl.set_progressfn(f->dc, NULL);
+		f->dl.set_verbose_fd(f->dc, -1);
 	}
-	fd = debug ? debuginfod_find_debuginfo(f->dc, ch->id->data, ch->id->size, &path)
-		   : debuginfod_find_executable(f->dc, ch->id->data, ch->id->size, &path);
+	fd = debug ? f->dl.find_debuginfo(f->dc, ch->id->data, ch->id->size, &path)
+		   : f->dl.find_executable(f->dc, ch->id->data, ch->id->size, &path);
 	if (fd < 0)
 		return false;
 	close(fd);

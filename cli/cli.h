@@ -14,12 +14,15 @@ enum { PA_EXIT_OK = 0, PA_EXIT_USAGE = 1, PA_EXIT_BADINPUT = 2 };
 int pa_cli_error(const char *path, const struct pa_err *err);
 
 /* The session of f and its trace with opts (threads as PA_NO_THREADS
- * says, user stacks kept when call chains are asked for and recorded):
- * NULL with err set (and *s, when made, to free after the trace). */
+ * says, user stacks kept when call chains are asked for and recorded,
+ * reading shown by prog unless NULL): NULL with err set (and *s, when
+ * made, to free after the trace). */
 struct pa_trace_opts;
 struct pa_session;
+struct pa_progress;
 struct pa_trace *pa_cli_trace(struct pa_file *f, struct pa_trace_opts *opts,
-                              struct pa_session **s, struct pa_err *err);
+                              struct pa_progress *prog, struct pa_session **s,
+                              struct pa_err *err);
 
 /* A command's failure: a usage error as "pa: CMD: message" (exit 1), else
  * as pa_cli_error() says it. Returns the exit status. */
@@ -120,6 +123,32 @@ struct pa_pager {
 void pa_pager_start(struct pa_pager *p, bool off);
 int pa_pager_finish(struct pa_pager *p, int status);
 #define PA_OPT_NO_PAGER(v) OPT_BOOL(0, "no-pager", (v), "do not pipe the output into a pager")
+
+/* A one-line progress indicator on stderr (progress.c), perf's
+ * "Processing events": drawn when work has run a second
+ * (PA_PROGRESS_DELAY_MS sets that delay, PA_PROGRESS=0 turns it off),
+ * only on a terminal, not with quiet, and, when the command's text goes
+ * to stdout (text_on_stdout), only while stdout is that terminal.
+ * init -> bytes/items as the work goes -> end (which erases it: before
+ * any output, and before pa_pager_start). Items: "WHAT: N of M UNIT"
+ * (M 0: unknown). A new phase: clear, then set what. */
+struct pa_progress {
+	bool on, shown;
+	const char *what;
+	const char *then; /* said once the input is read (e.g. "sorting"), or NULL */
+	uint64_t total;   /* the input's bytes (0: unknown, a pipe) */
+	uint64_t start, next, delay;
+};
+struct pa_session_opts;
+void pa_progress_init(struct pa_progress *p, const char *what, bool quiet, bool text_on_stdout);
+void pa_progress_bytes(struct pa_progress *p, uint64_t done, uint64_t total, uint64_t samples,
+                       bool last);
+void pa_progress_items(struct pa_progress *p, uint64_t done, uint64_t total, const char *unit);
+/* clear: erase the line for another message (the next call redraws it) */
+void pa_progress_clear(struct pa_progress *p);
+void pa_progress_end(struct pa_progress *p);
+/* Hook p (NULL: none) into a session of f: "N MB of M MB (P%), S samples". */
+void pa_progress_session(struct pa_progress *p, struct pa_file *f, struct pa_session_opts *so);
 
 /* Filters that match nothing say so (hint.c): for each name of the
  * --dsos, --comms and --symbols lists of ro that none of the nr reports'

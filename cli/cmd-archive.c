@@ -15,6 +15,8 @@ struct pack_ctx {
 	unsigned files;
 	uint64_t bytes;
 	unsigned not_packed;
+	struct pa_progress prog;
+	size_t done, n; /* DSOs */
 };
 
 static void kinds_str(unsigned kinds, char *out, size_t n)
@@ -34,6 +36,9 @@ static void on_packed(void *ctx, const struct pa_archive_dso_result *r)
 	struct pack_ctx *pc = ctx;
 	char hex[PA_BUILDID_HEX_MAX], kinds[64];
 
+	pa_progress_items(&pc->prog, ++pc->done, pc->n, "DSOs");
+	if ((r->content_id && r->kinds) || (r->kinds && pc->verbose) || r->why)
+		pa_progress_clear(&pc->prog); /* a message follows */
 	pa_buildid_to_hex(&r->id, hex);
 	kinds_str(r->kinds, kinds, sizeof(kinds));
 	for (unsigned k = r->kinds; k; k &= k - 1)
@@ -102,8 +107,12 @@ static int do_pack(const char *input, const char *output, bool all, int verbose,
 	if (!f)
 		return status;
 	struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = true};
+	pa_progress_init(&pc.prog, "Processing events", false, false);
+	pa_progress_session(&pc.prog, f, &so);
 	struct pa_session *s = pa_session_new(f, &so, &err);
-	if (!s || pa_session_process(s, NULL, NULL, &err) < 0) {
+	int rp = s ? pa_session_process(s, NULL, NULL, &err) : -1;
+	pa_progress_clear(&pc.prog);
+	if (rp < 0) {
 		status = pa_cli_error(path, &err);
 		goto out;
 	}
@@ -146,7 +155,10 @@ static int do_pack(const char *input, const char *output, bool all, int verbose,
 	}
 	struct pa_archive_pack_opts o = *po;
 	o.recorded_here = pa_session_recorded_here(s);
+	pc.prog.what = "Packing";
+	pc.n = n;
 	int r = pa_archive_pack(dsos, n, out, &o, on_packed, &pc, &err);
+	pa_progress_end(&pc.prog);
 	if (r < 0) {
 		if (err.code == -PA_ERR_NOT_FOUND)
 			snprintf(err.msg, sizeof(err.msg), "nothing to pack%s",
@@ -164,6 +176,7 @@ static int do_pack(const char *input, const char *output, bool all, int verbose,
 	       "then 'pa report' (or 'perf report') there.\n",
 	       path, out, out);
 out:
+	pa_progress_end(&pc.prog);
 	free(out);
 	free(dsos);
 	pa_session_free(s);
@@ -174,12 +187,17 @@ out:
 struct unpack_ctx {
 	int verbose;
 	const char *path;
+	struct pa_progress prog;
+	uint64_t members;
 };
 
 static void on_unpacked(void *ctx, enum pa_archive_event ev, const char *member, const char *msg)
 {
 	struct unpack_ctx *uc = ctx;
 
+	pa_progress_items(&uc->prog, ++uc->members, 0, "files");
+	if (ev == PA_ARCHIVE_CONFLICT || uc->verbose)
+		pa_progress_clear(&uc->prog); /* a message may follow */
 	switch (ev) {
 	case PA_ARCHIVE_CONFLICT:
 		fprintf(stderr, "pa: '%s': member '%s': kept the cached file: %s\n", uc->path,
@@ -217,7 +235,10 @@ static int do_unpack(const char *path, const char *buildid_dir, const char *max_
 	}
 	/* -1: not given (the default); 0: off */
 	uo.max_ratio = max_ratio < 0 ? 0 : max_ratio == 0 ? UINT32_MAX : (uint32_t)max_ratio;
-	if (pa_archive_unpack(path, &uo, on_unpacked, &uc, &st, &err) < 0)
+	pa_progress_init(&uc.prog, "Unpacking", false, false);
+	int r = pa_archive_unpack(path, &uo, on_unpacked, &uc, &st, &err);
+	pa_progress_end(&uc.prog);
+	if (r < 0)
 		return pa_cli_error(path, &err);
 	struct pa_bcache *c = pa_bcache_open(buildid_dir, NULL);
 	printf("unpacked %s: %u files added, %u already cached%s", path, st.added, st.kept,

@@ -79,14 +79,16 @@ int cmd_buildid_list(int argc, const char **argv)
 		return status;
 	struct pa_err err = {0};
 	struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = true};
+	struct pa_progress prog;
+	pa_progress_init(&prog, "Processing events", false, true);
+	pa_progress_session(&prog, f, &so);
 	struct pa_session *s = pa_session_new(f, &so, &err);
-	if (!s) {
+	int rp = s && needs_events(f, &with_hits) ? pa_session_process(s, NULL, NULL, &err) : 0;
+	pa_progress_end(&prog);
+	if (!s || rp < 0)
 		status = pa_cli_error(path, &err);
-	} else if (needs_events(f, &with_hits) && pa_session_process(s, NULL, NULL, &err) < 0) {
-		status = pa_cli_error(path, &err);
-	} else {
+	else
 		print_dsos(s, with_hits);
-	}
 	pa_session_free(s);
 	pa_file_close(f);
 	return status;

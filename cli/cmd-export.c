@@ -74,12 +74,20 @@ int cmd_export(int argc, const char **argv)
 		return status;
 	struct pa_err err = {0};
 	struct pa_session *s = NULL;
-	struct pa_trace *t = pa_cli_trace(f, &to, &s, &err);
-	if (!t || pa_trace_run(t, &err)) {
+	struct pa_progress prog;
+	bool to_stdout = !strcmp(output, "-");
+	pa_progress_init(&prog, "Processing events", false, to_stdout);
+	prog.then = "writing";
+	struct pa_trace *t = pa_cli_trace(f, &to, &prog, &s, &err);
+	int rt = !t || pa_trace_run(t, &err);
+	if (rt || to_stdout)
+		pa_progress_end(&prog);
+	if (rt) {
 		status = pa_cli_fail("export", path, &err);
 	} else {
 		struct export_out x = {t, &eo, !strcmp(format, "pprof")};
 		status = pa_cli_write_output(output, write_export, &x);
+		pa_progress_end(&prog);
 	}
 	pa_trace_free(t);
 	pa_session_free(s);

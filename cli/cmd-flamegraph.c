@@ -88,11 +88,17 @@ static int add_perf_data(struct pa_flame *fg, const char *open_path, const char 
 	a->ro.sz = sizeof(a->ro);
 	a->ro.callchain = true;
 	a->ro.no_threads = pa_cli_no_threads();
+	struct pa_progress prog;
+	pa_progress_init(&prog, "Processing events", false, !a->output || !strcmp(a->output, "-"));
+	prog.then = "folding";
+	pa_progress_session(&prog, f, &so);
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &a->ro, &err) : NULL;
 	struct stack_ctx c = {.fg = fg, .period = a->period};
 	int rc = 0;
-	if (!r || pa_report_run(r, &err)) {
+	int rr = !r || pa_report_run(r, &err);
+	pa_progress_end(&prog);
+	if (rr) {
 		status = pa_cli_fail("flamegraph", path, &err);
 	} else if ((rc = pa_report_foreach_stack(r, add_one_stack, &c))) {
 		fprintf(stderr, "pa: '%s': %s\n", path,

@@ -61,9 +61,15 @@ static int fold(struct pa_file *f, const char *path, struct pa_report_opts *ro, 
 	                             .no_reader_thread = pa_cli_no_threads(),
 	                             .keep_user_stacks = pa_cli_user_stacks(f),
 	                             .lazy_sample_loc = true};
+	struct pa_progress prog;
+	pa_progress_init(&prog, "Processing events", false, true);
+	prog.then = "folding";
+	pa_progress_session(&prog, f, &so);
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, ro, &err) : NULL;
-	if (!r || pa_report_run(r, &err)) {
+	int rr = !r || pa_report_run(r, &err);
+	pa_progress_end(&prog);
+	if (rr) {
 		status = pa_cli_fail("folded", path, &err);
 	} else {
 		int ret = pa_report_foreach_stack(r, print_stack, o);

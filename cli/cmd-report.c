@@ -205,6 +205,7 @@ int cmd_report(int argc, const char **argv)
 	if (html)
 		return report_html(input, html, &ro);
 	ro.quiet = quiet > 0;
+	ro.all_symbols = verbose > 0;
 	ro.percent_limit = percent_limit;
 	if (percent_limit > 0 && percent_limit_after_g(argc, argv)) {
 		ro.has_call_graph_threshold = true;
@@ -273,9 +274,14 @@ int cmd_report(int argc, const char **argv)
 	                             .no_reader_thread = pa_cli_no_threads(),
 	                             .keep_user_stacks = ro.callchain && pa_cli_user_stacks(f),
 	                             .lazy_sample_loc = true};
+	struct pa_progress prog;
+	pa_progress_init(&prog, "Processing events", quiet, true);
+	prog.then = "sorting";
+	pa_progress_session(&prog, f, &so);
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &ro, &err) : NULL;
 	int rr = !r || pa_report_run(r, &err);
+	pa_progress_end(&prog);
 	/* the pager once there is something to show (not for an error) */
 	pa_pager_start(&pager, no_pager || (rr && !header));
 	if (header)

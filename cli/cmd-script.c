@@ -65,7 +65,7 @@ int cmd_script(int argc, const char **argv)
 		return status;
 	struct pa_err err = {0};
 	struct pa_session *s = NULL;
-	struct pa_trace *t = pa_cli_trace(f, &to, &s, &err);
+	struct pa_trace *t = pa_cli_trace(f, &to, NULL, &s, &err);
 	struct pa_script *sc = t ? pa_script_new(t, &so, &err) : NULL;
 	struct pa_pager pager;
 	pa_pager_start(&pager, no_pager || !sc);

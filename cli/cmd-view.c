@@ -73,12 +73,20 @@ int pa_cli_view_write(const char *input, const char *output, struct pa_trace_opt
 	if (!f)
 		return status;
 	struct pa_session *s = NULL;
-	struct pa_trace *t = pa_cli_trace(f, to, &s, &err);
-	if (!t || pa_trace_run(t, &err)) {
+	struct pa_progress prog;
+	bool to_stdout = !strcmp(output, "-");
+	pa_progress_init(&prog, "Processing events", false, to_stdout);
+	prog.then = "writing";
+	struct pa_trace *t = pa_cli_trace(f, to, &prog, &s, &err);
+	int rt = !t || pa_trace_run(t, &err);
+	if (rt || to_stdout)
+		pa_progress_end(&prog);
+	if (rt) {
 		status = pa_cli_fail("view", path, &err);
 	} else {
 		struct view_out x = {t, &o};
 		status = pa_cli_write_output(output, write_view, &x);
+		pa_progress_end(&prog);
 	}
 	pa_trace_free(t);
 	pa_session_free(s);

@@ -2,15 +2,17 @@
  * (script, export). */
 #include "cli.h"
 #include "resolver/resolver.h"
+#include "session/session.h"
 
-struct pa_trace *pa_cli_trace(struct pa_file *f, struct pa_trace_opts *to, struct pa_session **s,
-                              struct pa_err *err)
+struct pa_trace *pa_cli_trace(struct pa_file *f, struct pa_trace_opts *to, struct pa_progress *prog,
+                              struct pa_session **s, struct pa_err *err)
 {
 	to->res.no_threads = pa_cli_no_threads();
 	struct pa_session_opts so = {.sz = sizeof(so),
 	                             .no_reader_thread = pa_cli_no_threads(),
 	                             .keep_user_stacks = to->callchains && pa_cli_user_stacks(f),
 	                             .lazy_sample_loc = true};
+	pa_progress_session(prog, f, &so);
 	*s = pa_session_new(f, &so, err);
 	return *s ? pa_trace_new(*s, to, err) : NULL;
 }

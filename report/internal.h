@@ -227,6 +227,7 @@ struct pa_key_def {
 	int width;    /* a value column's width (0: the header's) */
 	bool right;   /* right-aligned */
 	bool is_sort; /* a sort key */
+	bool syms;    /* its rows need the samples' symbols */
 	/* perf merges entries again by this key after the stream (its
 	 * se_collapse: hists need_collapse) */
 	bool perf_collapse;

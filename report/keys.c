@@ -348,13 +348,13 @@ static int srcline_format(char *buf, size_t size, const struct hkey *k, int widt
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define SORT_KEY_DIFF(n, h, f, sort_fn, diff_fn)                                                   \
+#define SORT_KEY_DIFF(n, h, f, sort_fn, diff_fn, need_syms)                                        \
 	{                                                                                          \
-		.name = n, .header = h, .is_sort = true, .collapse = f##_collapse,                 \
+		.name = n, .header = h, .is_sort = true, .syms = need_syms, .collapse = f##_collapse, \
 		.cmp = f##_cmp, .hash = f##_hash, .sort = sort_fn, .diff = diff_fn,                \
 		.natural_width = f##_width, .format = f##_format                                   \
 	}
-#define SORT_KEY(n, h, f, sort_fn) SORT_KEY_DIFF(n, h, f, sort_fn, f##_collapse)
+#define SORT_KEY(n, h, f, sort_fn, need_syms) SORT_KEY_DIFF(n, h, f, sort_fn, f##_collapse, need_syms)
 
 const struct pa_key_def pa_keys[] = {
     [K_OVERHEAD] = {.name = "overhead", .header = "Overhead", .width = 8, .right = true},
@@ -371,16 +371,16 @@ const struct pa_key_def pa_keys[] = {
                 .diff = comm_collapse,
                 .natural_width = comm_width,
                 .format = comm_format},
-    [K_PID] = SORT_KEY("pid", "    Pid:Command", tid, tid_cmp),
-    [K_TID] = SORT_KEY("tid", "    Tid:Command", tid, tid_cmp),
-    [K_DSO] = SORT_KEY("dso", "Shared Object", dso, dso_cmp),
+    [K_PID] = SORT_KEY("pid", "    Pid:Command", tid, tid_cmp, false),
+    [K_TID] = SORT_KEY("tid", "    Tid:Command", tid, tid_cmp, false),
+    [K_DSO] = SORT_KEY("dso", "Shared Object", dso, dso_cmp, false),
     /* perf diff compares symbols by name (two recordings, two binaries) */
-    [K_SYM] = SORT_KEY_DIFF("sym", "Symbol", sym, sym_sort, sym_sort),
-    [K_CPU] = SORT_KEY("cpu", "CPU", cpu, cpu_cmp),
-    [K_PARENT] = SORT_KEY("parent", "Parent symbol", parent, parent_cmp),
+    [K_SYM] = SORT_KEY_DIFF("sym", "Symbol", sym, sym_sort, sym_sort, true),
+    [K_CPU] = SORT_KEY("cpu", "CPU", cpu, cpu_cmp, false),
+    [K_PARENT] = SORT_KEY("parent", "Parent symbol", parent, parent_cmp, true),
     [K_CHILDREN] = {.name = "overhead_children", .alias = "children", .header = "Children",
                     .width = 8, .right = true},
-    [K_SRCLINE] = SORT_KEY("srcline", "Source:Line", srcline, srcline_cmp),
+    [K_SRCLINE] = SORT_KEY("srcline", "Source:Line", srcline, srcline_cmp, true),
 };
 _Static_assert(sizeof(pa_keys) / sizeof(pa_keys[0]) == K_SRCLINE + 1, "a key without an entry");
 

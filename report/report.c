@@ -336,7 +336,13 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 			if (!(pa_file_evsel(f, i)->attr.sample_type & PA_SAMPLE_CPU))
 				return pa_err_set(err, PA_ERR_USAGE,
 						  "--cpu needs samples that record the cpu");
-	pa_resolver_preload(r->res);
+	/* symbols only where the output shows them: call chains, the
+	 * symbol keys, the --symbols filter, -v's notes */
+	bool syms = r->chains || r->filter.nr_syms || r->opts.all_symbols;
+	for (unsigned i = 0; i < r->nr_keys; i++)
+		syms |= pa_keys[r->keys[i]].syms;
+	if (syms)
+		pa_resolver_preload(r->res);
 	int ret = pa_session_process(r->session, on_sample, r, err);
 	int sret = r->chains ? pa_stream_finish(r) : 0;
 	if (!ret && sret)
@@ -356,7 +362,8 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 	bool srclines = false;
 	for (unsigned i = 0; i < r->nr_keys; i++)
 		srclines |= r->keys[i] == K_SRCLINE;
-	if (pa_resolver_symbolize(r->res, srclines, r->chains && !r->opts.no_inline))
+	if (syms ? pa_resolver_symbolize(r->res, srclines, r->chains && !r->opts.no_inline)
+	         : pa_resolver_locate(r->res))
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	/* what only the stream needed */
 	pa_stream_free(r);

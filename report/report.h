@@ -113,6 +113,9 @@ struct pa_report_opts {
 	bool no_demangle;
 	const char *symfs, *buildid_dir;
 	const char *kallsyms; /* --kallsyms FILE */
+	/* read every sampled DSO's symbols even when the output shows none
+	 * (for pa_report_foreach_dso_note) */
+	bool all_symbols;
 	bool use_local_kernel_anyway; /* never set by default */
 
 	/* ---- call chains (perf report -g, --children) ----

@@ -190,6 +190,7 @@ void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, stru
 {
 	char *path = NULL;
 	struct pa_err err = {0};
+	struct pa_buildid id = {0}; /* the kernel's, keying the kallsyms index */
 	if (r->opts.kallsyms) {
 		path = strdup(r->opts.kallsyms);
 	} else if (r->opts.vmlinux) {
@@ -202,7 +203,7 @@ void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, stru
 		             "--vmlinux");
 		return;
 	} else {
-		struct pa_buildid id = {.size = d->build_id_size};
+		id.size = d->build_id_size;
 		memcpy(id.data, d->build_id, d->build_id_size);
 		if (!id.size && recorded_here(r)) {
 			struct pa_err e2 = {0};
@@ -219,7 +220,13 @@ void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, stru
 		}
 	}
 	struct pa_sym_opts so = {.sz = sizeof(so), .demangle = !r->opts.no_demangle};
-	ds->tab = pa_symtab_load_kallsyms(path, &so, &err);
+	/* through pa's index when a build-id vouches for the file (not for
+	 * --kallsyms FILE); PA_NO_KSYM_CACHE turns it off */
+	struct pa_ksym_cache kc = {.dir = id.size ? pa_ksym_cache_default_dir() : NULL,
+				   .build_id = id.data,
+				   .build_id_len = id.size};
+	ds->tab = pa_symtab_load_kallsyms_cached(path, &kc, &so, &err);
+	free((char *)kc.dir);
 	free(path);
 	if (!ds->tab) {
 		dso_fail(ds, "kallsyms unreadable");

@@ -220,6 +220,19 @@ static void resolve_kcore(struct pa_resolver *r)
 	}
 }
 
+int pa_resolver_locate(struct pa_resolver *r)
+{
+	r->nr_dsyms = pa_session_nr_dsos(r->session);
+	r->dsyms = calloc(r->nr_dsyms + 1, sizeof(*r->dsyms));
+	kpreload_finish(r, true);
+	if (!r->dsyms)
+		return -ENOMEM;
+	resolve_kcore(r);
+	for (size_t i = 0; i < r->nr_locs; i++)
+		r->locs[i].sym = NULL;
+	return 0;
+}
+
 int pa_resolver_symbolize(struct pa_resolver *r, bool srclines, bool inlines)
 {
 	r->nr_dsyms = pa_session_nr_dsos(r->session);

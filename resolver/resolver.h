@@ -96,6 +96,12 @@ void pa_resolver_preload(struct pa_resolver *r);
  * After an error of the stream, pa_resolver_abort() ends the preload
  * instead. */
 int pa_resolver_symbolize(struct pa_resolver *r, bool srclines, bool inlines);
+/* Instead of pa_resolver_symbolize, for an output that shows no symbol
+ * (sorted by comm, pid, dso...): no symbol table is read but the running
+ * kernel's, and only when kernel addresses no map covered need it for
+ * their DSO (as pa_resolver_symbolize places them); locations keep sym
+ * NULL. 0 or -ENOMEM. */
+int pa_resolver_locate(struct pa_resolver *r);
 /* perf's srcline of a location at its map-relative address (what
  * pa_resolver_symbolize gives samples' locations): addr2line's answer, or
  * its fallbacks "SYM+OFF", "DSO[ADDR]", "??:0". NULL on ENOMEM. */

@@ -139,6 +139,7 @@ struct pa_session {
 	uint64_t maps_bytes; /* map vectors of every address space */
 	bool limit_hit;      /* the memory cap stopped processing */
 	uint64_t ndelivered;
+	uint64_t nprogress; /* events delivered, for opts.progress */
 	/* pa_session_sample_key() of the sample being delivered (0: not
 	 * made yet) and of one a few events later (0: none known) */
 	uint64_t cur_key, ahead_key;
@@ -978,8 +979,12 @@ void pa_session_set_side_fn(struct pa_session *s, uint64_t mask, pa_session_side
 	s->side_mask = fn ? mask : 0;
 }
 
+#define PROGRESS_EVERY 65535u /* events between opts.progress calls, less one */
+
 static int deliver(struct pa_session *s, const struct pa_event *ev)
 {
+	if (s->opts.progress && !(++s->nprogress & PROGRESS_EVERY))
+		s->opts.progress(s->opts.progress_ctx, pa_session_input_pos(s), s->nr_samples, false);
 	switch (ev->type) {
 	case PA_REC_SAMPLE:
 		return deliver_sample(s, ev);
@@ -1619,6 +1624,8 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 				      : read_events(s, err, &at, &read_err, &limit);
 	if (read_err)
 		return r; /* the reader's error, already described */
+	if (!r && s->opts.progress)
+		s->opts.progress(s->opts.progress_ctx, pa_session_input_pos(s), s->nr_samples, true);
 	if (limit)
 		s->limit_hit = true;
 	if (r == -ENOMEM) {

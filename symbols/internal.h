@@ -89,6 +89,8 @@ struct pa_symtab {
 	size_t build_id_len;
 	struct pa_kimage kimage; /* pa_symtab_load_vmlinux() tables only */
 	struct pa_symtab *adopted; /* freed with this table (pa_symtab_adopt) */
+	void *map;       /* a kallsyms index the table lies in (ksymcache.c), */
+	size_t map_len;  /* unmapped by pa_symtab_free */
 	struct pa_arena arena; /* everything above that is allocated */
 };
 
@@ -97,6 +99,15 @@ struct pa_symtab *pa_symtab_new(enum pa_symtab_kind kind);
 /* Freeze the builder's tree into t. split_modules: names are
  * "name\t[module]" (kallsyms) and get split. Returns 0 or -ENOMEM. */
 int pa_symtab_freeze(struct pa_symtab *t, const struct pa_symb *b, bool split_modules);
+
+/* ksymcache.c: the kallsyms index at idx_path of the table parsed from
+ * src_path (kernel build-id bid). open: 0 and *out, or -errno / -EINVAL for
+ * a missing, stale, foreign or damaged index. write: atomically (temporary
+ * file + rename), creating directories; 0 or -errno. */
+int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t *bid,
+		       size_t bid_len, struct pa_symtab **out);
+int pa_ksym_index_write(const struct pa_symtab *t, const char *idx_path, const char *src_path,
+			const uint8_t *bid, size_t bid_len);
 
 /* Read opts safely whatever its sz: copies the known prefix into *out,
  * rejects a non-zero unknown tail (-EINVAL). */

@@ -128,6 +128,23 @@ struct pa_symtab *pa_symtab_load_elf_mem(const char *name, const void *data, siz
 /* /proc/kallsyms format: "ADDR TYPE NAME[\t[MODULE]]" per line. */
 struct pa_symtab *pa_symtab_load_kallsyms(const char *path, const struct pa_sym_opts *opts,
                                           struct pa_err *err);
+/* The same through an index of the frozen table (symbols/ksymcache.c), kept
+ * in c->dir as BUILDID-HEX.idx and checked against the kernel's build-id and
+ * the source's identity: a valid index is mmap'ed (the table's names point
+ * into it), else path is parsed and the index (re)written, errors in writing
+ * ignored. c NULL, c->dir NULL or no build-id: just the parse. */
+struct pa_ksym_cache {
+	const char *dir;
+	const uint8_t *build_id;
+	size_t build_id_len;
+};
+struct pa_symtab *pa_symtab_load_kallsyms_cached(const char *path, const struct pa_ksym_cache *c,
+						 const struct pa_sym_opts *opts,
+						 struct pa_err *err);
+/* pa's index directory, ${XDG_CACHE_HOME:-$HOME/.cache}/pa/kallsyms
+ * (malloc'd); NULL when PA_NO_KSYM_CACHE is set (non-empty, not "0"), or
+ * there is no absolute home. */
+char *pa_ksym_cache_default_dir(void);
 /* /tmp/perf-PID.map format: "START SIZE NAME" per line, hex numbers. */
 struct pa_symtab *pa_symtab_load_perf_map(const char *path, const struct pa_sym_opts *opts,
                                           struct pa_err *err);

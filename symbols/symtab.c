@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- builder: util/rbtree.c's tree plus a parallel array of symbols ----- */
 
@@ -275,6 +276,8 @@ void pa_symtab_free(struct pa_symtab *t)
 	if (!t)
 		return;
 	pa_symtab_free(t->adopted);
+	if (t->map)
+		munmap(t->map, t->map_len);
 	pa_arena_release(&t->arena);
 	free(t);
 }

@@ -48,7 +48,7 @@ grep -q "fake apt-get install" deps.log && grep -q "Setting up something" deps.l
 	fail "apt's output is not in the log: $(cat deps.log)"
 CHECKS=$((CHECKS + 1))
 grep -q "^apt-get install .*libelf-dev" apt.calls || fail "scripts/deps --build installed no build dependency"
-for p in linux-perf chromium golang-go nodejs debuginfod libc6-dbg npm; do
+for p in linux-perf chromium firefox-esr strace golang-go nodejs debuginfod libc6-dbg npm; do
 	CHECKS=$((CHECKS + 1))
 	grep -qw -- "$p" apt.calls && fail "scripts/deps --build installs $p, which building pa does not use"
 done

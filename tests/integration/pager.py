@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """pager.py - run a command with its stdout (and stdin) on a pseudo-terminal.
 
-usage: pager.py PTY_OUT STDERR -- COMMAND [ARGS...]
+usage: pager.py PTY_OUT STDERR [--stdout FILE] -- COMMAND [ARGS...]
 
 What the command wrote to the terminal goes to PTY_OUT (the terminal's
 "\\r\\n" turned back into "\\n"); its stderr goes to the file STDERR, or to
-the terminal too when STDERR is "tty". Exits with the command's status
+the terminal too when STDERR is "tty"; its stdout to FILE with --stdout. Exits with the command's status
 (128 + N when signal N ended it); 124 when it ran past 60 seconds.
 """
 import os
@@ -17,13 +17,18 @@ import time
 
 
 def main():
-    if len(sys.argv) < 5 or sys.argv[3] != "--":
+    args, stdout_path = sys.argv[1:], None
+    if len(args) > 4 and args[2] == "--stdout":
+        stdout_path = args[3]
+        del args[2:4]
+    if len(args) < 4 or args[2] != "--":
         sys.stderr.write(__doc__)
         return 2
-    out_path, err_path, cmd = sys.argv[1], sys.argv[2], sys.argv[4:]
+    out_path, err_path, cmd = args[0], args[1], args[3:]
     master, slave = pty.openpty()
     err = slave if err_path == "tty" else open(err_path, "wb")
-    proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=err,
+    out = open(stdout_path, "wb") if stdout_path else slave
+    proc = subprocess.Popen(cmd, stdin=slave, stdout=out, stderr=err,
                             start_new_session=True)
     os.close(slave)
     got = bytearray()

@@ -1,0 +1,496 @@
+/* ksymcache.c - kernel symbols from a compact index instead of kallsyms text.
+ *
+ * Why: parsing a kallsyms file (~120k lines) and replaying perf's
+ * red-black tree over it costs ~150 ms of CPU on every report with kernel
+ * samples, most of a small report's time. The frozen table that
+ * pa_symtab_load_kallsyms() makes is written once to an index file, and
+ * later runs mmap it: the tree nodes and the names are used where they lie
+ * in the mapping, only the pa_sym and module-pointer arrays are built.
+ * Measured (bench/README.md, "Kernel symbol index"): a small report with
+ * kernel samples (122k kallsyms lines) goes from 160-240 ms to 57-92 ms of
+ * CPU (perf: ~190 ms); opening the index takes 2-5 ms where the parse took
+ * 110-190 ms; the first run pays ~20-60 ms more to write it. The table is
+ * the same, so the output stays perf's. The other way considered, parsing
+ * on demand beside the stream, is what runs without an index (the
+ * resolver's kernel preload thread): it hides wall time on two cores but
+ * not CPU, so the index is kept.
+ *
+ * Where: ${XDG_CACHE_HOME:-$HOME/.cache}/pa/kallsyms/BUILDID-HEX.idx, a
+ * cache of pa's own (a read-only command may write there; never ~/.debug).
+ * PA_NO_KSYM_CACHE=1 (any non-empty value but "0") turns the cache off:
+ * pa_ksym_cache_default_dir() then returns NULL.
+ *
+ * Format (host byte order, 8-aligned sections, offsets from the file start):
+ *   header  magic "PAKSYMIX", version, byte-order mark, pointer size,
+ *           header size, file length, hash of everything after the hash;
+ *           then the source's identity (kernel build-id; the kallsyms file's
+ *           size and mtime, or for a file without a size such as
+ *           /proc/kallsyms the boot id and a hash of /proc/modules' names
+ *           and sizes) and the table's n, root, overlaps and section offsets
+ *   tree    n struct pa_symtab_node (perf's-space start/end, children)
+ *   recs    n { name offset, module offset or UINT32_MAX, binding, type }
+ *   strs    NUL-terminated names and module names
+ * An index whose header, identity, length or hash does not match is ignored
+ * (and rewritten). Writing goes to a temporary file in the same directory
+ * renamed over the index; a failure to write is ignored.
+ */
+#include "symbols/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define KSX_MAGIC       "PAKSYMIX"
+#define KSX_VERSION     1u
+#define KSX_BOM         0x01020304u
+#define KSX_NOMOD       UINT32_MAX
+#define KSX_HASHED_FROM 40 /* bytes before this are not hashed */
+
+_Static_assert(sizeof(struct pa_symtab_node) == 24, "index layout");
+
+/* What the index was made from: equal or the index is not used. */
+struct ksx_ident {
+	uint8_t build_id[64];
+	uint32_t build_id_len;
+	uint32_t from_proc; /* 1: size-less file (boot id + modules), 0: size/mtime */
+	uint64_t size;
+	int64_t mtime_sec, mtime_nsec;
+	char boot_id[48];
+	uint64_t modules_hash;
+};
+
+struct ksx_hdr {
+	char magic[8];
+	uint32_t version, bom, ptr_size, hdr_size;
+	uint64_t file_len;
+	uint64_t hash; /* of bytes [KSX_HASHED_FROM, file_len) */
+	struct ksx_ident id;
+	uint64_t n, strs_len;
+	uint32_t root, overlaps;
+	uint64_t tree_off, recs_off, strs_off;
+};
+
+_Static_assert(offsetof(struct ksx_hdr, id) == KSX_HASHED_FROM, "hashed part");
+
+struct ksx_rec {
+	uint32_t name, mod;
+	uint8_t binding, type, pad[2];
+};
+
+/* A 4-lane word hash (bijective steps, so one changed word always changes
+ * the result), finished with util's pa_hash64/pa_hash_bytes. */
+static uint64_t ksx_hash(const unsigned char *p, size_t n)
+{
+	uint64_t h[4] = {0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull,
+	                 0x2545f4914f6cdd1dull};
+	size_t i = 0;
+	for (; i + 32 <= n; i += 32) {
+		for (int k = 0; k < 4; k++) {
+			uint64_t w;
+			memcpy(&w, p + i + 8 * k, 8);
+			h[k] = (h[k] ^ w) * 0xff51afd7ed558ccdull;
+			h[k] ^= h[k] >> 29;
+		}
+	}
+	uint64_t tail = pa_hash_bytes(p + i, n - i) ^ n;
+	return pa_hash64(h[0] ^ pa_hash64(h[1] ^ pa_hash64(h[2] ^ pa_hash64(h[3] ^ tail))));
+}
+
+/* The names and sizes of /proc/modules (its other columns change while a
+ * module is in use): module addresses can change without a reboot. */
+static uint64_t modules_hash(void)
+{
+	uint64_t h = 0x6d6f64756c6573ull;
+	char line[512];
+	FILE *f = fopen("/proc/modules", "re");
+	if (!f)
+		return h;
+	while (fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+		if (sp)
+			sp = strchr(sp + 1, ' ');
+		size_t len = sp ? (size_t)(sp - line) : strlen(line);
+		h = pa_hash64(h ^ pa_hash_bytes(line, len));
+	}
+	fclose(f);
+	return h;
+}
+
+static int ident_of(const char *path, const uint8_t *bid, size_t bid_len, struct ksx_ident *id)
+{
+	struct stat st;
+	memset(id, 0, sizeof(*id));
+	if (!bid_len || bid_len > sizeof(id->build_id))
+		return -EINVAL;
+	if (stat(path, &st))
+		return -errno;
+	memcpy(id->build_id, bid, bid_len);
+	id->build_id_len = (uint32_t)bid_len;
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		id->size = (uint64_t)st.st_size;
+		id->mtime_sec = (int64_t)st.st_mtim.tv_sec;
+		id->mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
+		return 0;
+	}
+	/* /proc/kallsyms: same build-id and boot, same modules */
+	int rc = -ENOENT;
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	id->from_proc = 1;
+	if (f && fgets(id->boot_id, sizeof(id->boot_id), f) && id->boot_id[0])
+		rc = 0;
+	if (f)
+		fclose(f);
+	id->modules_hash = modules_hash();
+	return rc;
+}
+
+char *pa_ksym_cache_default_dir(void)
+{
+	const char *off = getenv("PA_NO_KSYM_CACHE");
+	if (off && *off && strcmp(off, "0"))
+		return NULL;
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char *dir = NULL;
+	if (xdg && xdg[0] == '/') {
+		if (asprintf(&dir, "%s/pa/kallsyms", xdg) < 0)
+			dir = NULL;
+	} else if (home && home[0] == '/') {
+		if (asprintf(&dir, "%s/.cache/pa/kallsyms", home) < 0)
+			dir = NULL;
+	}
+	return dir;
+}
+
+static char *index_path(const char *dir, const uint8_t *bid, size_t len)
+{
+	size_t dl = strlen(dir);
+	char *p = malloc(dl + 2 * len + 6);
+	if (!p)
+		return NULL;
+	memcpy(p, dir, dl);
+	char *q = p + dl;
+	*q++ = '/';
+	for (size_t i = 0; i < len; i++) {
+		static const char hx[] = "0123456789abcdef";
+		*q++ = hx[bid[i] >> 4];
+		*q++ = hx[bid[i] & 15];
+	}
+	memcpy(q, ".idx", 5);
+	return p;
+}
+
+/* mkdir -p; 0 or -errno */
+static int make_dirs(const char *dir)
+{
+	char *p = strdup(dir);
+	int rc = 0;
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST) {
+			rc = -errno;
+			goto out;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+out:
+	free(p);
+	return rc;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t *bid,
+                       size_t bid_len, struct pa_symtab **out)
+{
+	struct ksx_ident want;
+	struct pa_symtab *t = NULL;
+	void *map = MAP_FAILED;
+	size_t len = 0;
+	int fd = -1, rc;
+	struct stat st;
+
+	*out = NULL;
+	if ((rc = ident_of(src_path, bid, bid_len, &want)))
+		goto out;
+	if ((fd = open(idx_path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st)) {
+		rc = -errno;
+		goto out;
+	}
+	rc = -EINVAL;
+	if (st.st_size < (off_t)sizeof(struct ksx_hdr) || (uint64_t)st.st_size > SIZE_MAX)
+		goto out;
+	len = (size_t)st.st_size;
+	if ((map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		rc = -errno;
+		goto out;
+	}
+	const unsigned char *base = map;
+	const struct ksx_hdr *h = map;
+	if (memcmp(h->magic, KSX_MAGIC, 8) || h->version != KSX_VERSION || h->bom != KSX_BOM ||
+	    h->ptr_size != sizeof(void *) || h->hdr_size != sizeof(*h) || h->file_len != len ||
+	    memcmp(&h->id, &want, sizeof(want)))
+		goto out;
+	if (ksx_hash(base + KSX_HASHED_FROM, len - KSX_HASHED_FROM) != h->hash)
+		goto out;
+	/* the hash says we wrote it; the bounds keep a bug from reading wild */
+	uint64_t n = h->n;
+	if (n >= PA_SYMB_NIL || h->tree_off % 8 || h->recs_off % 4 || h->tree_off < sizeof(*h) ||
+	    h->tree_off + n * sizeof(struct pa_symtab_node) > len || h->recs_off < sizeof(*h) ||
+	    h->recs_off + n * sizeof(struct ksx_rec) > len || h->strs_off < sizeof(*h) ||
+	    h->strs_off > len || h->strs_len > len - h->strs_off ||
+	    (n && (!h->strs_len || base[h->strs_off + h->strs_len - 1])) ||
+	    (n ? h->root >= n : h->root != PA_SYMB_NIL))
+		goto out;
+	rc = -ENOMEM;
+	if (!(t = pa_symtab_new(PA_SYMTAB_KALLSYMS)))
+		goto out;
+	t->origin = "kallsyms";
+	t->symfile = pa_arena_strdup(&t->arena, src_path);
+	t->n = (size_t)n;
+	t->root = h->root;
+	t->overlaps = h->overlaps != 0;
+	t->tree = (struct pa_symtab_node *)(base + h->tree_off);
+	if (n) {
+		t->syms = pa_arena_alloc_raw(&t->arena, n * sizeof(*t->syms));
+		t->modules = pa_arena_alloc_raw(&t->arena, n * sizeof(*t->modules));
+	}
+	if (!t->symfile || (n && (!t->syms || !t->modules)))
+		goto out;
+	rc = -EINVAL;
+	const struct ksx_rec *rv = (const struct ksx_rec *)(base + h->recs_off);
+	const char *strs = (const char *)(base + h->strs_off);
+	for (size_t i = 0; i < n; i++) {
+		const struct pa_symtab_node *x = &t->tree[i];
+		const struct ksx_rec *r = &rv[i];
+		if (r->name >= h->strs_len || (r->mod != KSX_NOMOD && r->mod >= h->strs_len) ||
+		    (x->left != PA_SYMB_NIL && x->left >= n) ||
+		    (x->right != PA_SYMB_NIL && x->right >= n))
+			goto out;
+		struct pa_sym *s = &t->syms[i];
+		s->start = x->start;
+		s->end = x->end;
+		s->name = strs + r->name;
+		s->binding = r->binding;
+		s->type = r->type;
+		s->inlined = false;
+		s->linkage_name = NULL;
+		t->modules[i] = r->mod == KSX_NOMOD ? NULL : strs + r->mod;
+	}
+	t->map = map;
+	t->map_len = len;
+	map = MAP_FAILED;
+	*out = t;
+	t = NULL;
+	rc = 0;
+out:
+	if (map != MAP_FAILED)
+		munmap(map, len);
+	if (fd >= 0)
+		close(fd);
+	pa_symtab_free(t);
+	return rc;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* The distinct module names, each with its offset in the module area. */
+struct mods {
+	struct pa_u64map by_hash; /* hash -> index + 1 of its first name */
+	const char **name;
+	uint32_t *off;
+	size_t n, cap;
+	uint64_t len;
+};
+
+/* Index of module name m in ms, added when new (-1: ENOMEM). */
+static long mods_find(struct mods *ms, const char *m)
+{
+	int created;
+	void **slot = pa_u64map_slot(&ms->by_hash, pa_hash_str(m), &created);
+	if (!slot)
+		return -1;
+	if (!created) {
+		size_t j = (size_t)(uintptr_t)*slot - 1;
+		if (!strcmp(ms->name[j], m))
+			return (long)j;
+		for (j = 0; j < ms->n; j++) /* a hash collision: by name */
+			if (!strcmp(ms->name[j], m))
+				return (long)j;
+	}
+	if (PA_GROW(ms->name, ms->cap, ms->n + 1, 64))
+		return -1;
+	uint32_t *off = realloc(ms->off, ms->cap * sizeof(*off));
+	if (!off)
+		return -1;
+	ms->off = off;
+	if (created)
+		*slot = (void *)(uintptr_t)(ms->n + 1);
+	ms->name[ms->n] = m;
+	ms->off[ms->n] = (uint32_t)ms->len;
+	ms->len += strlen(m) + 1;
+	return (long)ms->n++;
+}
+
+int pa_ksym_index_write(const struct pa_symtab *t, const char *idx_path, const char *src_path,
+                        const uint8_t *bid, size_t bid_len)
+{
+	struct mods ms = {0};
+	unsigned char *file = NULL;
+	char *tmp = NULL;
+	int fd = -1, rc;
+	struct ksx_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	if ((rc = ident_of(src_path, bid, bid_len, &h.id)))
+		goto out;
+	/* sizes first: the file is made in one buffer, written at once */
+	rc = -EINVAL;
+	if (t->kind != PA_SYMTAB_KALLSYMS || t->n >= PA_SYMB_NIL)
+		goto out;
+	uint64_t names_len = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct pa_sym *s = &t->syms[i];
+		/* kallsyms: vstart == start, so syms[] follow from tree[] */
+		rc = -EINVAL;
+		if (s->start != t->tree[i].start || s->end != t->tree[i].end || s->linkage_name ||
+		    s->inlined)
+			goto out;
+		names_len += strlen(s->name) + 1;
+		rc = -ENOMEM;
+		if (t->modules && t->modules[i] && mods_find(&ms, t->modules[i]) < 0)
+			goto out;
+	}
+	rc = -E2BIG;
+	if (names_len + ms.len >= UINT32_MAX)
+		goto out;
+	memcpy(h.magic, KSX_MAGIC, 8);
+	h.version = KSX_VERSION;
+	h.bom = KSX_BOM;
+	h.ptr_size = sizeof(void *);
+	h.hdr_size = sizeof(h);
+	h.n = t->n;
+	h.root = t->root;
+	h.overlaps = t->overlaps;
+	h.tree_off = (sizeof(h) + 7) & ~(uint64_t)7;
+	h.recs_off = h.tree_off + t->n * sizeof(struct pa_symtab_node);
+	h.strs_off = h.recs_off + t->n * sizeof(struct ksx_rec);
+	h.strs_len = names_len + ms.len;
+	h.file_len = h.strs_off + h.strs_len;
+	rc = -ENOMEM;
+	if (h.file_len > SIZE_MAX || !(file = malloc((size_t)h.file_len)))
+		goto out;
+	memset(file, 0, (size_t)h.tree_off);
+	if (t->n)
+		memcpy(file + h.tree_off, t->tree, t->n * sizeof(struct pa_symtab_node));
+	struct ksx_rec *recs = (struct ksx_rec *)(file + h.recs_off);
+	char *strs = (char *)(file + h.strs_off);
+	uint32_t pos = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct pa_sym *s = &t->syms[i];
+		size_t l = strlen(s->name) + 1;
+		const char *m = t->modules ? t->modules[i] : NULL;
+		long j = m ? mods_find(&ms, m) : -1; /* found: added in the first pass */
+		recs[i] = (struct ksx_rec){
+		    .name = pos,
+		    .mod = j < 0 ? KSX_NOMOD : (uint32_t)(names_len + ms.off[j]),
+		    .binding = s->binding,
+		    .type = s->type,
+		};
+		memcpy(strs + pos, s->name, l);
+		pos += (uint32_t)l;
+	}
+	for (size_t j = 0; j < ms.n; j++)
+		memcpy(strs + names_len + ms.off[j], ms.name[j], strlen(ms.name[j]) + 1);
+	memcpy(file, &h, sizeof(h));
+	h.hash = ksx_hash(file + KSX_HASHED_FROM, (size_t)h.file_len - KSX_HASHED_FROM);
+	memcpy(file, &h, sizeof(h));
+
+	const char *slash = strrchr(idx_path, '/');
+	if (slash && slash != idx_path) {
+		char *dir = strndup(idx_path, (size_t)(slash - idx_path));
+		rc = dir ? make_dirs(dir) : -ENOMEM;
+		free(dir);
+		if (rc)
+			goto out;
+	}
+	rc = -ENOMEM;
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", idx_path) < 0) {
+		tmp = NULL;
+		goto out;
+	}
+	if ((fd = mkstemp(tmp)) < 0) {
+		rc = -errno;
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	if ((rc = pa_write_all(fd, file, (size_t)h.file_len)))
+		goto out;
+	if (fchmod(fd, 0644) || close(fd)) {
+		fd = -1;
+		rc = -errno;
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, idx_path)) {
+		rc = -errno;
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	free(file);
+	pa_u64map_release(&ms.by_hash);
+	free(ms.name);
+	free(ms.off);
+	return rc;
+}
+
+/* ---- the loader --------------------------------------------------------- */
+
+struct pa_symtab *pa_symtab_load_kallsyms_cached(const char *path, const struct pa_ksym_cache *c,
+                                                 const struct pa_sym_opts *opts, struct pa_err *err)
+{
+	struct pa_symtab *t = NULL;
+	struct pa_sym_opts o;
+	char *idx = NULL;
+	int rc;
+
+	if ((rc = pa_sym_opts_read(opts, &o, err))) { /* as the parse would */
+		errno = -rc;
+		goto out;
+	}
+	if (!c || !c->dir || !c->build_id_len || c->build_id_len > 64 ||
+	    !(idx = index_path(c->dir, c->build_id, c->build_id_len)))
+		goto parse;
+	if (!pa_ksym_index_open(idx, path, c->build_id, c->build_id_len, &t))
+		goto out;
+parse:
+	t = pa_symtab_load_kallsyms(path, opts, err);
+	if (t && idx)
+		(void)pa_ksym_index_write(t, idx, path, c->build_id, c->build_id_len);
+out:
+	free(idx);
+	return t;
+}
