@@ -243,7 +243,9 @@ static bool dlib_open(struct dlib *d)
 	void **slots[] = {(void **)&d->begin,          (void **)&d->end,
 	                  (void **)&d->set_progressfn, (void **)&d->set_verbose_fd,
 	                  (void **)&d->find_debuginfo, (void **)&d->find_executable};
-	d->handle = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+	/* (never unmapped: what libcurl set up at its load stays reachable,
+	 * as it did when linked) */
+	d->handle = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	for (size_t i = 0; d->handle && i < PA_ARRAY_SIZE(names); i++) {
 		void *sym = dlsym(d->handle, names[i]);
 		if (!sym) {
