@@ -20,6 +20,26 @@ static void print_dso_note(void *ctx, const struct pa_dso *dso, bool has_symbols
 }
 
 /* Does any event of a file-mode recording sample call chains? */
+/* perf report's branch mode: -b asks for it (refused without branch
+ * stacks), --no-branch-stack refuses it, else the file's BRANCH_STACK
+ * feature (perf record -b) turns it on. A pipe's features come as records:
+ * off, as perf decides before reading them. Returns 0/1, or -1 (said). */
+static int branch_mode(struct pa_file *f, int asked)
+{
+	bool has = false;
+	for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
+		has |= (pa_file_evsel(f, i)->attr.sample_type & PA_SAMPLE_BRANCH_STACK) != 0;
+	if (asked == 1 && !has) {
+		fprintf(stderr, "pa: report: -b, but the recording has no branch stacks "
+		                "(perf record -b)\n");
+		return -1;
+	}
+	if (asked >= 0)
+		return asked;
+	return pa_file_mode(f) != PA_FILE_MODE_PIPE &&
+	       pa_header_has_feat(pa_file_header(f), PA_FEAT_BRANCH_STACK);
+}
+
 static bool file_has_callchains(struct pa_file *f)
 {
 	for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
@@ -125,7 +145,7 @@ int cmd_report(int argc, const char **argv)
 	const char *input = NULL, *callgraph = NULL, *percentage = NULL, *max_memory = NULL,
 	           *html = NULL;
 	bool header_only = false, header = false, stdio_ = false, children = true, inline_ = true,
-	     no_pager = false;
+	     no_pager = false, branch = false, no_branch = false;
 	int quiet = 0, verbose = 0;
 	long max_stack = 0;
 	double percent_limit = 0;
@@ -168,6 +188,10 @@ int cmd_report(int argc, const char **argv)
 	    PA_OPTS_SYMBOLS(&ro),
 	    OPT_STRING(0, "max-memory", &max_memory, "size", PA_MAX_MEMORY_HELP),
 	    OPT_BOOL(0, "no-demangle", &ro.no_demangle, "do not demangle symbol names"),
+	    OPT_BOOL('b', "branch-stack", &branch,
+	             "branch mode: the samples' branch entries are the entries (default when "
+	             "recorded with -b; --no-branch-stack)"),
+	    OPT_BOOL(0, "no-branch-stack", &no_branch, "not branch mode, even for -b recordings"),
 	    OPT_BOOL(0, "inline", &inline_,
 	             "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)"),
 	    OPT_END(),
@@ -238,10 +262,17 @@ int cmd_report(int argc, const char **argv)
 	 * A pipe's events are not known yet: perf then keeps call graphs
 	 * but cannot accumulate children (its order default stays). */
 	bool pipe = pa_file_mode(f) == PA_FILE_MODE_PIPE;
-	bool has_chains = pipe || file_has_callchains(f);
+	int bm = branch_mode(f, no_branch ? 0 : branch ? 1 : -1);
+	if (bm < 0) {
+		pa_file_close(f);
+		return PA_EXIT_USAGE;
+	}
+	ro.branch = bm;
+	/* (branch mode keeps no call chains, recorded or not) */
+	bool file_chains = pipe || file_has_callchains(f), has_chains = !bm && file_chains;
 	bool graphs = !(callgraph && !strncmp(callgraph, "none", 4));
 	bool wants_parent = ro.parent || (ro.sort && strstr(ro.sort, "parent"));
-	if (!pipe && !has_chains && (wants_parent || (callgraph && graphs))) {
+	if (!pipe && !file_chains && (wants_parent || (callgraph && graphs))) {
 		fprintf(stderr,
 		        "pa: report: %s, but the recording has no call chains (perf record -g)\n",
 		        wants_parent ? "parent symbols need call chains" : "-g needs call chains");
@@ -273,6 +304,7 @@ int cmd_report(int argc, const char **argv)
 	                             .max_memory = max_mem,
 	                             .no_reader_thread = pa_cli_no_threads(),
 	                             .keep_user_stacks = ro.callchain && pa_cli_user_stacks(f),
+	                             .keep_branches = ro.branch,
 	                             .lazy_sample_loc = true};
 	struct pa_progress prog;
 	pa_progress_init(&prog, "Processing events", quiet, true);

@@ -486,3 +486,139 @@ int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, 
 	}
 	return 0;
 }
+
+/* ---- structural checks (no side effects) ------------------------------ */
+
+/* A perf string whose u32 length covers a NUL-terminated text of
+ * printable bytes (UTF-8 allowed) and NUL padding. */
+static bool check_string(struct pa_cur *c)
+{
+	uint32_t len = cur_u32(c);
+	const uint8_t *p = cur_take(c, len);
+	if (!p || len == 0)
+		return false;
+	size_t n = strnlen((const char *)p, len);
+	if (n == len)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < 0x20 || p[i] == 0x7f)
+			return false;
+	for (size_t i = n; i < len; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+static bool check_string_list(struct pa_cur *c)
+{
+	uint32_t nr = cur_u32(c);
+	if (c->bad || !count_fits(c, nr, 5))
+		return false;
+	for (uint32_t i = 0; i < nr; i++)
+		if (!check_string(c))
+			return false;
+	return true;
+}
+
+static bool check_event_desc(struct pa_cur *c)
+{
+	uint32_t nre = cur_u32(c), sz = cur_u32(c);
+	if (c->bad || sz < 64 || sz > 4096 || nre == 0 || !count_fits(c, nre, sz + 9))
+		return false;
+	for (uint32_t i = 0; i < nre; i++) {
+		const uint8_t *raw = cur_take(c, sz);
+		uint32_t nr = cur_u32(c);
+		if (!raw || !check_string(c) || !count_fits(c, nr, 8))
+			return false;
+		if (!cur_take(c, (size_t)nr * 8))
+			return false;
+	}
+	return true;
+}
+
+/* CPU_TOPOLOGY: the two sibling lists, then (newer writers) per-CPU u32
+ * ids that depend on NRCPUS: any whole number of u32. */
+static bool check_cpu_topology_exact(struct pa_cur *c)
+{
+	if (!check_string_list(c) || !check_string_list(c))
+		return false;
+	return cur_left(c) % 4 == 0 && cur_take(c, cur_left(c));
+}
+
+static bool check_numa_exact(struct pa_cur *c)
+{
+	uint32_t nr = cur_u32(c);
+	if (c->bad || nr == 0 || !count_fits(c, nr, 25))
+		return false;
+	for (uint32_t i = 0; i < nr; i++)
+		if (!cur_take(c, 20) || !check_string(c))
+			return false;
+	return true;
+}
+
+/* PMU_MAPPINGS: u32 nr, then {u32 type, string} to the end. Writers
+ * before perf 4.14 fix nr up after the entries, which a pipe cannot, so
+ * a pipe's count is 0 (quipper reads the entries by size): nr is either
+ * that 0 or the number of entries. */
+static bool check_pmu_mappings_exact(struct pa_cur *c, uint32_t *entries)
+{
+	uint32_t nr = cur_u32(c), k = 0;
+	if (c->bad)
+		return false;
+	while (cur_left(c) > 0) {
+		(void)cur_u32(c);
+		if (!check_string(c))
+			return false;
+		k++;
+	}
+	*entries = k;
+	return nr == 0 || nr == k;
+}
+
+int pa_feat_check(unsigned feat, const uint8_t *p, size_t n, bool swap, uint32_t *count)
+{
+	struct pa_cur c;
+	bool ok;
+	uint32_t a, b;
+	uint64_t v;
+
+	cur_init(&c, p, n, swap);
+	*count = 0;
+	switch (feat) {
+	case PA_FEAT_HOSTNAME:
+	case PA_FEAT_OSRELEASE:
+	case PA_FEAT_VERSION:
+	case PA_FEAT_ARCH:
+	case PA_FEAT_CPUDESC:
+	case PA_FEAT_CPUID:
+		ok = check_string(&c);
+		break;
+	case PA_FEAT_NRCPUS:
+		a = cur_u32(&c); /* available */
+		b = cur_u32(&c); /* online */
+		ok = a && b && a <= (1u << 20) && b <= a;
+		break;
+	case PA_FEAT_TOTAL_MEM:
+		v = cur_u64(&c);
+		ok = v && v < (1ull << 48);
+		break;
+	case PA_FEAT_CMDLINE:
+		ok = check_string_list(&c);
+		break;
+	case PA_FEAT_EVENT_DESC:
+		ok = check_event_desc(&c);
+		break;
+	case PA_FEAT_CPU_TOPOLOGY:
+		ok = check_cpu_topology_exact(&c);
+		break;
+	case PA_FEAT_NUMA_TOPOLOGY:
+		ok = check_numa_exact(&c);
+		break;
+	case PA_FEAT_PMU_MAPPINGS:
+		ok = check_pmu_mappings_exact(&c, count);
+		break;
+	default:
+		return -1;
+	}
+	return ok && !c.bad && cur_left(&c) == 0 ? 0 : -1;
+}

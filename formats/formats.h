@@ -10,6 +10,10 @@
  * Lifecycle: pa_file_open() -> pa_file_next()... -> pa_file_close().
  * Header facts (features, attrs) are available right after open in file
  * mode; in pipe mode they accumulate as HEADER_* records stream by.
+ * A pipe from Chromium OS's perf of the kernel 3.x era, whose header
+ * features are records 69..81 of their own (see perf_file.c), is read
+ * too: each such record is handed out as the HEADER_FEATURE record that
+ * upstream's perf writes for the same feature.
  */
 #ifndef PA_FORMATS_H
 #define PA_FORMATS_H
@@ -348,7 +352,9 @@ struct pa_sample {
 	const void *raw; /* left in the writer's byte order */
 	uint32_t raw_size;
 	struct {
-		const uint64_t *entries; /* nr triples: from, to, flags */
+		/* nr triples: from, to, flags (pa_branch_flags decodes the
+		 * flags word, little-endian layout whatever the file's) */
+		const uint64_t *entries;
 		const uint64_t *counters;
 		uint64_t nr, hw_idx;
 	} branch;
@@ -375,6 +381,26 @@ struct pa_sample {
 		uint64_t size;
 	} aux;
 };
+
+/* A branch entry's flags (the kernel's perf_branch_entry bit-fields). */
+struct pa_branch_flags {
+	bool mispred, predicted, in_tx, abort;
+	uint16_t cycles;
+	uint8_t type, spec, new_type, priv;
+};
+
+static inline struct pa_branch_flags pa_branch_flags(uint64_t v)
+{
+	return (struct pa_branch_flags){.mispred = v & 1,
+	                                .predicted = v >> 1 & 1,
+	                                .in_tx = v >> 2 & 1,
+	                                .abort = v >> 3 & 1,
+	                                .cycles = (uint16_t)(v >> 4),
+	                                .type = v >> 20 & 0xf,
+	                                .spec = v >> 24 & 3,
+	                                .new_type = v >> 26 & 0xf,
+	                                .priv = v >> 30 & 7};
+}
 
 struct pa_event {
 	uint32_t type;

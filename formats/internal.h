@@ -140,6 +140,12 @@ void pa_file_warn(struct pa_file *f, uint64_t off, const char *fmt, ...) PA_PRIN
  * ignored (0); negative only for -ENOMEM, with err filled. */
 int pa_feat_parse(struct pa_file *f, unsigned feat, const uint8_t *p, size_t n, uint64_t base_off,
 		  struct pa_err *err);
+/* Whether n bytes at p are exactly one well-formed feature section of
+ * feat, in the given byte order, without looking at anything else. Only
+ * the features Chromium OS's pipe records carry (HOSTNAME..NUMA_TOPOLOGY,
+ * PMU_MAPPINGS) are known; others are -1. For PMU_MAPPINGS, *count gets
+ * the number of entries (the section's own count may be 0). 0 or -1. */
+int pa_feat_check(unsigned feat, const uint8_t *p, size_t n, bool swap, uint32_t *count);
 /* Mark a feature damaged: warn ("WHAT NAME feature section" at off),
  * empty its fields, keep it present. */
 void pa_feat_damaged(struct pa_file *f, unsigned feat, uint64_t off, const char *what);

@@ -70,6 +70,11 @@ struct pa_file {
 	uint64_t counts[PA_REC_USER_MAX];
 	uint64_t unknown;
 
+	/* a pipe's numbering of records 69..81: upstream's, or Chromium
+	 * OS's header records (decided by the first record that only one
+	 * of them explains) */
+	enum { PIPE_UNDECIDED, PIPE_UPSTREAM, PIPE_CROS } flavor;
+
 	struct pa_syscap *syscap; /* a sysprof capture: syscap.c reads it */
 };
 
@@ -985,6 +990,127 @@ static int next_inflated(struct pa_file *f, struct pa_event *ev, struct pa_err *
 	}
 }
 
+/* ---- Chromium OS pipe header records ---------------------------------- */
+
+/* Chromium OS's perf of the kernel 3.x era, before upstream had
+ * HEADER_FEATURE, wrote each header feature of a pipe as a record of its
+ * own numbered after FINISHED_ROUND: 69 HOSTNAME, 70 OSRELEASE, 71 VERSION,
+ * 72 ARCH, 73 NRCPUS, 74 CPUDESC, 75 CPUID, 76 TOTAL_MEM, 77 CMDLINE,
+ * 78 EVENT_DESC, 79 CPU_TOPOLOGY, 80 NUMA_TOPOLOGY, 81 PMU_MAPPINGS (no
+ * record for BRANCH_STACK, which has no data). The payload after the
+ * record header is the feature section's bytes, as in file mode. That is
+ * how quipper (perf_reader.cc's ReadPipedData, kernel/perf_internals.h in
+ * google/autofdo's and Chromium OS's copies) read them before it followed
+ * upstream's numbering, where 69..81 are ID_INDEX, AUXTRACE_INFO,
+ * AUXTRACE, ... HEADER_FEATURE, COMPRESSED. */
+#define CROS_REC_FIRST 69u
+#define CROS_REC_LAST  81u
+
+static unsigned cros_feat(uint32_t type)
+{
+	if (type < CROS_REC_FIRST || type > CROS_REC_LAST)
+		return 0;
+	/* 69..80 follow the feature bits from HOSTNAME (3) on */
+	if (type == CROS_REC_LAST)
+		return PA_FEAT_PMU_MAPPINGS;
+	return type - CROS_REC_FIRST + PA_FEAT_HOSTNAME;
+}
+
+/* Whether upstream's record of this type could be this size and start.
+ * Loose: only what upstream's writers can never produce fails. Upstream's
+ * records 69..79 are whole u64s; Chromium OS's string records (u32 length,
+ * text padded to 64 bytes) are 4 bytes off. */
+static bool upstream_plausible(const struct pa_file *f, uint32_t type, const uint8_t *rec,
+                               size_t size)
+{
+	bool aligned = size % 8 == 0;
+	uint64_t w = size >= 16 ? ld64(rec + 8, f->swap) : 0;
+	switch (type) {
+	case PA_REC_ID_INDEX:
+		return aligned && size >= 16 && w <= (size - 16) / 32;
+	case PA_REC_AUXTRACE_INFO:
+		return aligned && size >= 16;
+	case PA_REC_AUXTRACE:
+		/* w: the trace bytes that follow the record */
+		if (!aligned || size < 48)
+			return false;
+		return f->end == UINT64_MAX ? w < (1ull << 40) : w <= f->end - f->pos - size;
+	case PA_REC_AUXTRACE_ERROR:
+		return aligned && size >= 40;
+	case PA_REC_THREAD_MAP:
+		return aligned && size >= 16 && w <= (size - 16) / 24;
+	case PA_REC_CPU_MAP:
+		return aligned && size >= 16;
+	case PA_REC_STAT_CONFIG:
+		return aligned && size >= 16 && w <= (size - 16) / 16;
+	case PA_REC_STAT:
+		return aligned && size >= 48;
+	case PA_REC_STAT_ROUND:
+		return aligned && size >= 24;
+	case PA_REC_EVENT_UPDATE:
+		return aligned && size >= 24;
+	case PA_REC_TIME_CONV:
+		return aligned && size >= 32;
+	case PA_REC_HEADER_FEATURE:
+		return size >= 16 && w < PA_FEAT_BITS;
+	default:
+		return true; /* COMPRESSED: any bytes */
+	}
+}
+
+/* The feature a pipe record 69..81 carries in Chromium OS's numbering, or
+ * 0 to read it as upstream's. Until one record is a well-formed Chromium
+ * OS feature record and cannot be upstream's (or the reverse), records are
+ * upstream's; after that the whole stream is read in the numbering found.
+ * *count: see pa_feat_check(). */
+static unsigned pipe_cros_feat(struct pa_file *f, uint32_t type, const uint8_t *rec, size_t size,
+                               uint32_t *count)
+{
+	unsigned feat = cros_feat(type);
+	*count = 0;
+	if (!feat || f->mode != PA_FILE_MODE_PIPE || f->flavor == PIPE_UPSTREAM)
+		return 0;
+	bool cros = pa_feat_check(feat, rec + 8, size - 8, f->swap, count) == 0;
+	if (f->flavor == PIPE_CROS)
+		return feat;
+	bool up = upstream_plausible(f, type, rec, size);
+	if (cros && !up) {
+		f->flavor = PIPE_CROS;
+		return feat;
+	}
+	if (up && !cros)
+		f->flavor = PIPE_UPSTREAM;
+	return 0;
+}
+
+/* A Chromium OS header record, handed out as the HEADER_FEATURE record
+ * upstream writes for it. A payload that does not parse makes the feature
+ * damaged (warned about), as a HEADER_FEATURE record's would. */
+static int cros_record(struct pa_file *f, struct pa_event *ev, const uint8_t *rec, size_t size,
+                       unsigned feat, uint32_t nr_pmu, struct pa_err *err)
+{
+	const uint8_t *p = rec + 8;
+	size_t n = size - 8;
+
+	ev->type = PA_REC_HEADER_FEATURE;
+	memset(&ev->u, 0, sizeof(ev->u));
+	memset(&ev->sample, 0, sizeof(ev->sample));
+	ev->evsel = NULL;
+	ev->u.feature.feat = feat;
+	count_record(f, ev->type);
+	if (feat == PA_FEAT_PMU_MAPPINGS && nr_pmu && ld32(p, f->swap) == 0) {
+		/* the count a pipe could not fix up: quipper counts the entries */
+		uint8_t *fixed = scratch_alloc(&f->scratch, n);
+		if (!fixed)
+			return pa_err_set(err, -ENOMEM, "out of memory");
+		memcpy(fixed, p, n);
+		uint32_t v = f->swap ? swap32(nr_pmu) : nr_pmu;
+		memcpy(fixed, &v, 4);
+		p = fixed;
+	}
+	return pa_feat_parse(f, feat, p, n, ev->offset + 8, err);
+}
+
 static int next_outer(struct pa_file *f, struct pa_event *ev, struct pa_err *err)
 {
 	if (f->pending_skip) {
@@ -1037,6 +1163,13 @@ static int next_outer(struct pa_file *f, struct pa_event *ev, struct pa_err *err
 	ev->offset = f->pos;
 	ev->dec_offset = 0;
 	ev->compressed = false;
+	uint32_t nr_pmu;
+	unsigned cfeat = pipe_cros_feat(f, ev->type, rec, size, &nr_pmu);
+	if (cfeat) {
+		int r = cros_record(f, ev, rec, size, cfeat, nr_pmu, err);
+		stream_advance(f, size);
+		return r ? r : 1;
+	}
 	count_record(f, ev->type);
 	uint64_t extra;
 	if (trailing_payload(f, ev->type, rec, size, &extra))

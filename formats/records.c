@@ -97,6 +97,34 @@ const char *cur_str(struct pa_cur *c, size_t n)
 	return (const char *)p;
 }
 
+/* A big-endian writer's perf_branch_entry flags word: its compiler
+ * allocated the bit-fields from the most significant bit (mispred is bit
+ * 63). Rewritten in the little-endian layout formats.h decodes. */
+static uint64_t branch_flags_from_be(uint64_t v)
+{
+	return (v >> 63 & 1) | (v >> 62 & 1) << 1 | (v >> 61 & 1) << 2 | (v >> 60 & 1) << 3 |
+	       (v >> 44 & 0xffff) << 4 | (v >> 40 & 0xf) << 20 | (v >> 38 & 3) << 24 |
+	       (v >> 34 & 0xf) << 26 | (v >> 31 & 7) << 30;
+}
+
+/* The branch entries (from, to, flags triples) of a big-endian file: a
+ * copy, host order, flags words in the common layout. */
+static const uint64_t *branch_entries_be(struct pa_cur *c, uint64_t nr, struct pa_scratch *s)
+{
+	const uint8_t *p = cur_take(c, (size_t)nr * 24);
+	uint64_t *out = p ? scratch_alloc(s, (size_t)nr * 24) : NULL;
+	if (!out) {
+		c->bad = true;
+		return NULL;
+	}
+	for (uint64_t i = 0; i < nr * 3; i++) {
+		out[i] = ld64(p + i * 8, c->swap);
+		if (i % 3 == 2)
+			out[i] = branch_flags_from_be(out[i]);
+	}
+	return out;
+}
+
 static uint32_t popcount64(uint64_t v)
 {
 	return (uint32_t)__builtin_popcountll(v);
@@ -274,6 +302,8 @@ static int parse_sample(struct pa_file *f, const struct pa_evsel *ev, struct pa_
 			s->branch.hw_idx = cur_u64(c);
 		if (s->branch.nr > cur_left(c) / 24)
 			c->bad = true;
+		else if (c->swap == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__))
+			s->branch.entries = branch_entries_be(c, s->branch.nr, sc);
 		else
 			s->branch.entries = cur_u64_array(c, s->branch.nr * 3, sc);
 		if (a->branch_sample_type & PA_BRANCH_COUNTERS)

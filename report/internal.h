@@ -36,7 +36,9 @@ struct bucket {
 	uint64_t period, count;
 	uint32_t cpu;
 	uint32_t loc;
-	uint32_t stack;   /* raw stack trie node (0 without call chains) */
+	/* raw stack trie node (0 without call chains); in branch mode the
+	 * entry's branch (branch.c: pa_branch_pair) */
+	uint32_t stack;
 	uint16_t evsel;
 	bool filtered;    /* call-chain mode: a filter hides this sample's entries */
 };
@@ -130,6 +132,11 @@ struct pa_report {
 
 	struct pa_arena arena;
 
+	/* branch mode (branch.c): the samples' branch entries are the entries */
+	bool branch;
+	struct pa_branches *br;
+	const char *mp_last; /* the mispredict cell printed last */
+
 	/* Bytes of the growing tables (locs, buckets, stack trie, call-graph
 	 * entries), counted against the session's memory cap: atomic, as the
 	 * stream's second thread grows some of them. */
@@ -147,8 +154,53 @@ int pa_report_mem_check(struct pa_report *r, uint64_t more);
 int pa_report_limit_error(struct pa_report *r, struct pa_err *err);
 
 /* Sort keys and columns; one list for report.c and print.c. */
-enum key { K_OVERHEAD, K_SAMPLE, K_PERIOD, K_COMM, K_PID, K_TID, K_DSO, K_SYM, K_CPU, K_PARENT,
-	   K_CHILDREN, K_SRCLINE };
+enum key {
+	K_OVERHEAD,
+	K_SAMPLE,
+	K_PERIOD,
+	K_COMM,
+	K_PID,
+	K_TID,
+	K_DSO,
+	K_SYM,
+	K_CPU,
+	K_PARENT,
+	K_CHILDREN,
+	K_SRCLINE,
+	/* branch mode's */
+	K_DSO_FROM,
+	K_DSO_TO,
+	K_SYM_FROM,
+	K_SYM_TO,
+	K_MISPREDICT,
+	K_IN_TX,
+	K_ABORT,
+	K_CYCLES,
+	K_ADDR_FROM,
+	K_ADDR_TO
+};
+#define K_FIRST_BRANCH K_DSO_FROM
+
+/* branch.c */
+struct pa_branch_pair {
+	uint32_t from; /* the source's location */
+	/* the sample's own location, for the --symbols filter (which reads
+	 * it in this mode): with that filter only, else UINT32_MAX */
+	uint32_t sample;
+	char level;     /* the sample's */
+	uint64_t flags; /* the flags the sort keys read (formats.h layout) */
+};
+int pa_branches_new(struct pa_report *r);
+void pa_branches_free(struct pa_report *r);
+const struct pa_branch_pair *pa_branch_pair(const struct pa_report *r, uint32_t id);
+/* A sample's branch entries into buckets, each of period 1 (the event's
+ * totals count entries); al: the sample's own location, which perf's
+ * --dsos/--symbols filters read in this mode too. */
+int pa_branch_sample(struct pa_report *r, struct pa_session *s, const struct pa_event *ev,
+                     const struct pa_addr_loc *al, unsigned evsel, uint32_t cpu);
+/* perf's "Branch Statistics" after the report (nothing without typed
+ * branches) */
+void pa_branch_print_stats(const struct pa_report *r, FILE *out);
 
 /* The report's locations (resolver.h), by id. */
 static inline struct pa_loc *pa_report_locs(const struct pa_report *r)
@@ -216,7 +268,27 @@ struct hkey {
 	char level;
 	uint32_t cpu;
 	const char *parent; /* parent symbol name, NULL: [other] */
+	/* branch mode: the fields above are the branch target's (ip: its
+	 * address), these its source's; flags as pa_branch_pair's */
+	bool branch;
+	const struct pa_dso *dso_from;
+	const struct pa_sym *sym_from;
+	uint64_t addr_from, ip_from, ip;
+	uint64_t off, off_from; /* from the start of sym, sym_from */
+	char level_from;
+	char sample_level;    /* the sample's (its first one's), which perf's addr keys show */
+	const char *mp_shown; /* the mispredict cell (pa_branch_shown_mispredict) */
+	uint64_t bflags;
 };
+
+/* The mispredict cell of a row about to print: perf 6.1's shows "N"
+ * (predicted), "Y" (mispredicted), else what the row it printed before
+ * showed ("N/A" at first): its text lives in a static. Sets k->mp_shown. */
+void pa_branch_shown_mispredict(struct pa_report *r, struct hkey *k);
+
+/* perf's "Branch Statistics": n branch entries joined the entry of key k
+ * (counted by the branch that made the entry, as perf) */
+void pa_branch_count_entry(const struct pa_report *r, const struct hkey *k, uint64_t n);
 
 /* keys.c: the one table of sort keys and columns, by enum key. A sort key
  * has every function; a value column (overhead, samples, period,

@@ -346,6 +346,217 @@ static int srcline_format(char *buf, size_t size, const struct hkey *k, int widt
 	return snprintf(buf, size, "%-*s", last ? 0 : width, k->srcline ? k->srcline : "");
 }
 
+/* ---- branch mode ----------------------------------------------------------
+ * A row's target is its own dso/sym/addr; a key of the source reads the
+ * same functions on a view of the row with the source in their place. */
+
+static struct hkey from_view(const struct hkey *k)
+{
+	struct hkey v = *k;
+	v.dso = k->dso_from;
+	v.sym = k->sym_from;
+	v.addr = k->addr_from;
+	v.ip = k->ip_from;
+	v.off = k->off_from;
+	v.level = k->level_from;
+	return v;
+}
+
+#define FROM_VIEW(fn, ret)                                                                         \
+	static ret fn##_from(const struct hkey *k)                                                 \
+	{                                                                                          \
+		struct hkey v = from_view(k);                                                      \
+		return fn(&v);                                                                     \
+	}
+#define FROM_VIEW2(fn)                                                                             \
+	static int fn##_from(const struct hkey *a, const struct hkey *b)                           \
+	{                                                                                          \
+		struct hkey va = from_view(a), vb = from_view(b);                                  \
+		return fn(&va, &vb);                                                               \
+	}
+#define FROM_FORMAT(fn)                                                                            \
+	static int fn##_from(char *buf, size_t size, const struct hkey *k, int width, bool last)   \
+	{                                                                                          \
+		struct hkey v = from_view(k);                                                      \
+		return fn(buf, size, &v, width, last);                                             \
+	}
+
+/* perf's dso_from/dso_to compare (left, right) where its dso key
+ * compares (right, left) */
+static int dso_to_cmp(const struct hkey *l, const struct hkey *r)
+{
+	return dso_cmp(r, l);
+}
+#define dso_to_collapse dso_collapse
+#define dso_to_hash     dso_hash
+#define dso_to_width    dso_width
+#define dso_to_format   dso_format
+FROM_VIEW2(dso_to_cmp)
+FROM_VIEW2(dso_collapse)
+FROM_VIEW(dso_hash, uint64_t)
+FROM_VIEW(dso_width, size_t)
+FROM_FORMAT(dso_format)
+#define dso_from_cmp      dso_to_cmp_from
+#define dso_from_collapse dso_collapse_from
+#define dso_from_hash     dso_hash_from
+#define dso_from_width    dso_width_from
+#define dso_from_format   dso_format_from
+
+/* perf's sort__sym_from_cmp / sym_to: two unresolved ends by address,
+ * else the symbols alone (no DSO) */
+static int sym_to_cmp(const struct hkey *l, const struct hkey *r)
+{
+	if (!l->sym && !r->sym)
+		return sgn64((int64_t)(r->ip - l->ip));
+	if (!l->sym || !r->sym)
+		return pa_key_cmp_null(l->sym, r->sym);
+	if (l->sym == r->sym)
+		return 0;
+	if (l->sym->start != r->sym->start)
+		return sgn64((int64_t)(r->sym->start - l->sym->start));
+	return sgn64((int64_t)(r->sym->end - l->sym->end));
+}
+#define sym_to_collapse sym_collapse
+#define sym_to_hash     sym_hash
+#define sym_to_width    sym_width
+#define sym_to_format   sym_format
+FROM_VIEW2(sym_to_cmp)
+FROM_VIEW2(sym_collapse)
+FROM_VIEW(sym_hash, uint64_t)
+FROM_VIEW(sym_width, size_t)
+FROM_FORMAT(sym_format)
+#define sym_from_cmp      sym_to_cmp_from
+#define sym_from_collapse sym_collapse_from
+#define sym_from_hash     sym_hash_from
+#define sym_from_width    sym_width_from
+#define sym_from_format   sym_format_from
+
+/* perf's addr_from/addr_to: the DSO (as dso_from), then the address;
+ * shown as symbol+offset with the sample's level, never padded, the name
+ * cut to the column (whose width only the header and an unresolved
+ * address set: print.c) */
+static int addr_to_cmp(const struct hkey *l, const struct hkey *r)
+{
+	int c = dso_to_cmp(l, r);
+	return c ? c : sgn64((int64_t)(r->ip - l->ip));
+}
+
+static int addr_to_collapse(const struct hkey *a, const struct hkey *b)
+{
+	int c = dso_collapse(a, b);
+	return c ? c : PA_CMP(a->ip, b->ip);
+}
+
+static uint64_t addr_to_hash(const struct hkey *k)
+{
+	return dso_hash(k) ^ pa_hash64(k->ip);
+}
+
+static int addr_to_format(char *buf, size_t size, const struct hkey *k, int width, bool last)
+{
+	(void)last;
+	int cut = width > 4 ? width - 4 : 0;
+	if (!k->sym || !k->dso)
+		return snprintf(buf, size, "[%c] %#.16" PRIx64, k->sample_level, k->addr);
+	if (!k->off)
+		return snprintf(buf, size, "[%c] %.*s", k->sample_level, cut, k->sym->name);
+	return snprintf(buf, size, "[%c] %.*s+%#" PRIx64, k->sample_level, cut, k->sym->name,
+	                k->off);
+}
+
+static size_t addr_to_width(const struct hkey *k)
+{
+	(void)k;
+	return 0;
+}
+FROM_VIEW2(addr_to_cmp)
+FROM_VIEW2(addr_to_collapse)
+FROM_VIEW(addr_to_hash, uint64_t)
+FROM_VIEW(addr_to_width, size_t)
+FROM_FORMAT(addr_to_format)
+#define addr_from_cmp      addr_to_cmp_from
+#define addr_from_collapse addr_to_collapse_from
+#define addr_from_hash     addr_to_hash_from
+#define addr_from_width    addr_to_width_from
+#define addr_from_format   addr_to_format_from
+
+/* The flags: one field of pa_branch_flags each. */
+static int flag_cell(char *buf, size_t size, const char *s, int width)
+{
+	return pa_put_left(buf, size, s, width, -1);
+}
+
+static size_t flag_width(const struct hkey *k)
+{
+	(void)k;
+	return 0; /* the header's */
+}
+
+/* perf's sort__mispredict_cmp says only "differ" (1) or not: no order */
+static int mispredict_cmp(const struct hkey *l, const struct hkey *r)
+{
+	return (l->bflags & 3) != (r->bflags & 3);
+}
+
+static int mispredict_collapse(const struct hkey *a, const struct hkey *b)
+{
+	return PA_CMP(a->bflags & 3, b->bflags & 3);
+}
+
+static uint64_t mispredict_hash(const struct hkey *k)
+{
+	return k->bflags & 3;
+}
+
+#define mispredict_width flag_width
+static int mispredict_format(char *buf, size_t size, const struct hkey *k, int width, bool last)
+{
+	(void)last;
+	struct pa_branch_flags f = pa_branch_flags(k->bflags);
+	/* (perf's printed text: predicted first, see pa_branch_shown_mispredict) */
+	const char *s = k->mp_shown ? k->mp_shown : f.predicted ? "N" : f.mispred ? "Y" : "N/A";
+	return flag_cell(buf, size, s, width);
+}
+
+/* in_tx, abort: perf's comparators say "differ" (1) or not, as
+ * mispredict's; cycles: left minus right */
+#define FLAG_KEY(name, field, cmp_expr, text)                                                      \
+	static int name##_cmp(const struct hkey *l, const struct hkey *r)                          \
+	{                                                                                          \
+		unsigned a = pa_branch_flags(l->bflags).field,                                     \
+		         b = pa_branch_flags(r->bflags).field;                                     \
+		return cmp_expr;                                                                   \
+	}                                                                                          \
+	static int name##_collapse(const struct hkey *a, const struct hkey *b)                     \
+	{                                                                                          \
+		return PA_CMP(pa_branch_flags(a->bflags).field, pa_branch_flags(b->bflags).field); \
+	}                                                                                          \
+	static uint64_t name##_hash(const struct hkey *k)                                          \
+	{                                                                                          \
+		return pa_branch_flags(k->bflags).field;                                           \
+	}                                                                                          \
+	static int name##_format(char *buf, size_t size, const struct hkey *k, int width,          \
+	                         bool last)                                                        \
+	{                                                                                          \
+		(void)last;                                                                        \
+		struct pa_branch_flags f = pa_branch_flags(k->bflags);                             \
+		return text;                                                                       \
+	}
+#define in_tx_width flag_width
+#define abort_width flag_width
+FLAG_KEY(in_tx, in_tx, a != b, flag_cell(buf, size, f.in_tx ? "T" : ".", width))
+FLAG_KEY(abort, abort, a != b, flag_cell(buf, size, f.abort ? "A" : ".", width))
+/* cycles: perf prints them as a short */
+FLAG_KEY(cycles, cycles, PA_CMP(a, b),
+         f.cycles ? snprintf(buf, size, "%-*hd", width, (short)f.cycles)
+                  : flag_cell(buf, size, "-", width))
+
+static size_t cycles_width(const struct hkey *k)
+{
+	char b[16];
+	return (size_t)snprintf(b, sizeof(b), "%hd", (short)pa_branch_flags(k->bflags).cycles);
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 #define SORT_KEY_DIFF(n, h, f, sort_fn, diff_fn, need_syms)                                        \
@@ -378,11 +589,26 @@ const struct pa_key_def pa_keys[] = {
     [K_SYM] = SORT_KEY_DIFF("sym", "Symbol", sym, sym_sort, sym_sort, true),
     [K_CPU] = SORT_KEY("cpu", "CPU", cpu, cpu_cmp, false),
     [K_PARENT] = SORT_KEY("parent", "Parent symbol", parent, parent_cmp, true),
-    [K_CHILDREN] = {.name = "overhead_children", .alias = "children", .header = "Children",
-                    .width = 8, .right = true},
+    [K_CHILDREN] = {.name = "overhead_children",
+                    .alias = "children",
+                    .header = "Children",
+                    .width = 8,
+                    .right = true},
     [K_SRCLINE] = SORT_KEY("srcline", "Source:Line", srcline, srcline_cmp, true),
+    /* branch mode's (perf has no se_sort for them: its output sorts by se_cmp) */
+    [K_DSO_FROM] = SORT_KEY("dso_from", "Source Shared Object", dso_from, dso_from_cmp, false),
+    [K_DSO_TO] = SORT_KEY("dso_to", "Target Shared Object", dso_to, dso_to_cmp, false),
+    [K_SYM_FROM] = SORT_KEY("symbol_from", "Source Symbol", sym_from, sym_from_cmp, true),
+    [K_SYM_TO] = SORT_KEY("symbol_to", "Target Symbol", sym_to, sym_to_cmp, true),
+    [K_MISPREDICT] =
+        SORT_KEY("mispredict", "Branch Mispredicted", mispredict, mispredict_cmp, false),
+    [K_IN_TX] = SORT_KEY("in_tx", "Branch in transaction", in_tx, in_tx_cmp, false),
+    [K_ABORT] = SORT_KEY("abort", "Transaction abort", abort, abort_cmp, false),
+    [K_CYCLES] = SORT_KEY("cycles", "Basic Block Cycles", cycles, cycles_cmp, false),
+    [K_ADDR_FROM] = SORT_KEY("addr_from", "Source Address", addr_from, addr_from_cmp, true),
+    [K_ADDR_TO] = SORT_KEY("addr_to", "Target Address", addr_to, addr_to_cmp, true),
 };
-_Static_assert(sizeof(pa_keys) / sizeof(pa_keys[0]) == K_SRCLINE + 1, "a key without an entry");
+_Static_assert(sizeof(pa_keys) / sizeof(pa_keys[0]) == K_ADDR_TO + 1, "a key without an entry");
 
 int pa_key_find(const char *name, size_t n)
 {

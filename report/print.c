@@ -46,9 +46,13 @@ static int collapse_cmp(const struct row *a, const struct row *b, const struct r
 	return 0;
 }
 
-static bool sym_passes(const struct pa_report *r, const struct row *w)
+static bool sym_passes(const struct pa_report *r, const struct row *w, const struct bucket *b)
 {
-	return pa_filter_sym(&r->filter, w->k.sym ? w->k.sym->name : NULL);
+	const struct pa_sym *sym = w->k.sym;
+	/* branch mode: the sample's symbol, as perf (not the target's) */
+	if (r->branch && r->filter.nr_syms)
+		sym = pa_report_locs(r)[pa_branch_pair(r, b->stack)->sample].sym;
+	return pa_filter_sym(&r->filter, sym ? sym->name : NULL);
 }
 
 /* ---- perf's three hist-entry trees, replayed -----------------------------
@@ -182,7 +186,8 @@ static int dir_output(void *ctx, uint32_t n, uint32_t e)
 }
 
 /* Whether perf's collapse comparator orders these rows (is transitive).
- * Only the symbol key can fail to: unresolved addresses compare by their
+ * The symbol key can fail to (and branch mode's flag keys always do):
+ * unresolved addresses compare by their
  * signed difference (no order when they lie 2^63 or more apart), and with
  * another DSO by DSO name first, so without the DSO key before it an
  * address and a symbol of other DSOs can go round in a cycle; and inline
@@ -190,6 +195,10 @@ static int dir_output(void *ctx, uint32_t n, uint32_t e)
 static bool collapse_is_order(const struct pa_report *r, const struct row *rows, size_t n)
 {
 	bool dso_seen = false;
+	/* branch mode's flag keys say only "differ" */
+	for (unsigned k = 0; k < r->nr_keys; k++)
+		if (r->keys[k] == K_MISPREDICT || r->keys[k] == K_IN_TX || r->keys[k] == K_ABORT)
+			return false;
 	for (unsigned k = 0; k < r->nr_keys; k++) {
 		if (r->keys[k] == K_DSO)
 			dso_seen = true;
@@ -283,6 +292,14 @@ static void feed_replayed(struct row *rows, size_t n_in, size_t n, bool merge, b
 			insert_merging(a, rows, i, cs, nr_members);
 		else
 			pa_rb_insert(a, i, dir_collapse, cs);
+	}
+	/* branch mode: perf's statistics count each entries_in entry's
+	 * branches by the branch that made it (before its collapse) */
+	for (uint32_t i = 0; cs->r->branch && merge && i < n_in; i++) {
+		uint64_t cnt = 0;
+		for (unsigned m = 0; m < nr_members && !rows[i].merged; m++)
+			cnt += rows[i].vals[2 * m + 1];
+		pa_branch_count_entry(cs->r, &rows[i].k, cnt);
 	}
 	/* the collapsed tree, fed the first one's order, gives it back when
 	 * the comparator is an order and no rows join there; perf makes it
@@ -472,6 +489,24 @@ out:
 	return ret;
 }
 
+/* A branch-mode bucket's key: its source and flags beside its target */
+static void branch_key(struct pa_report *r, const struct bucket *b, struct hkey *k)
+{
+	const struct pa_branch_pair *p = pa_branch_pair(r, b->stack);
+	const struct pa_loc *to = &pa_report_locs(r)[b->loc], *from = &pa_report_locs(r)[p->from];
+	k->branch = true;
+	k->ip = to->ip;
+	k->dso_from = from->dso;
+	k->sym_from = from->sym;
+	k->addr_from = from->addr;
+	k->ip_from = from->ip;
+	k->level_from = from->level;
+	k->sample_level = p->level;
+	k->off = to->sym ? pa_resolver_sym_offset(r->res, to) : 0;
+	k->off_from = from->sym ? pa_resolver_sym_offset(r->res, from) : 0;
+	k->bflags = p->flags;
+}
+
 /* Rows of one event group (members first..first+nr-1; a lone event is a
  * group of one): buckets -> collapsed rows in output order. *vals_out
  * holds the per-member sums the rows point into, nf the non-filtered
@@ -503,7 +538,9 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 		                .period = b->period,
 		                .count = b->count,
 		                .seq = (uint32_t)i};
-		w.hidden = b->filtered || !sym_passes(r, &w);
+		if (r->branch)
+			branch_key(r, b, &w.k);
+		w.hidden = b->filtered || !sym_passes(r, &w, b);
 		rows[n++] = w;
 	}
 	if (r->ordered && entries_by_samples(r, nr_members, &rows, &n)) {
@@ -1037,7 +1074,7 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		totals[m] = r->opts.relative ? nf[2 * m] : r->total_period[g->first + m];
 	}
 	int width[16];
-	bool any_unresolved = false;
+	bool any_unresolved = false, unres_from = false;
 	for (unsigned c = 0; c < r->nr_cols; c++) {
 		width[c] = base_width(r->cols[c]) * (right_aligned(r->cols[c]) ? (int)g->nr : 1);
 		for (size_t i = 0; i < nr; i++) {
@@ -1046,12 +1083,21 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 				width[c] = w;
 			/* perf: any entry without a symbol, sym a key or not */
 			any_unresolved |= !rows[i].k.sym;
+			unres_from |= rows[i].k.branch && !rows[i].k.sym_from;
 		}
 	}
-	for (unsigned c = 0; c < r->nr_cols; c++)
-		if (r->cols[c] == K_DSO && any_unresolved && !r->filter.nr_dsos &&
-		    width[c] < PA_UNRESOLVED_WIDTH)
+	for (unsigned c = 0; c < r->nr_cols; c++) {
+		int k = r->cols[c];
+		/* the same for a branch's source and target, whose address
+		 * columns widen to an unresolved one's "[l] 0x..." only */
+		bool unres = k == K_DSO_FROM || k == K_ADDR_FROM ? unres_from : any_unresolved;
+		if ((k == K_DSO || k == K_DSO_FROM || k == K_DSO_TO) && unres &&
+		    !r->filter.nr_dsos && width[c] < PA_UNRESOLVED_WIDTH)
 			width[c] = PA_UNRESOLVED_WIDTH;
+		if ((k == K_ADDR_FROM || k == K_ADDR_TO) && unres &&
+		    width[c] < PA_UNRESOLVED_WIDTH + 6)
+			width[c] = PA_UNRESOLVED_WIDTH + 6;
+	}
 	if (!r->opts.quiet) {
 		print_section_header(r, out, g, nf);
 		print_column_header(r, out, width, elide);
@@ -1074,6 +1120,8 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		char line[4096];
 		size_t n = 1;
 		line[0] = ' ';
+		if (r->branch)
+			pa_branch_shown_mispredict(r, &rows[i].k);
 		for (unsigned c = 0; c < r->nr_cols && n + 3 < sizeof(line); c++) {
 			if (elide[c])
 				continue;
@@ -1169,5 +1217,7 @@ int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err)
 	/* perf frames a random tip here; the frame without the tip */
 	if (!r->opts.quiet)
 		fprintf(out, "#\n#\n");
+	if (r->branch)
+		pa_branch_print_stats(r, out);
 	return 0;
 }

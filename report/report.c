@@ -13,6 +13,8 @@ static int parse_keys(struct pa_report *r, const char *list, bool fields, struct
 	while (*list) {
 		size_t n = strcspn(list, ",");
 		int k = pa_key_find(list, n);
+		if (k >= K_FIRST_BRANCH && !r->branch)
+			k = -1; /* perf: "Invalid --sort key" outside branch mode */
 		if (k < 0 || (!fields && !pa_keys[k].is_sort))
 			return pa_err_set(err, PA_ERR_USAGE, "unknown --%s key '%.*s'",
 					  fields ? "fields" : "sort", (int)n, list);
@@ -138,7 +140,15 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 	pa_arena_init(&r->arena, 16 * 1024);
 	struct pa_file *f = pa_session_file(s);
 	int ret = 0;
-	if (r->opts.fields) {
+	if (r->opts.branch) {
+		r->branch = true;
+		r->opts.children = r->opts.callchain = false;
+		ret = pa_branches_new(r);
+	}
+	const char *sort =
+	    r->branch ? "comm,dso_from,symbol_from,symbol_to,cycles" : "comm,dso,sym";
+	if (ret) {
+	} else if (r->opts.fields) {
 		ret = parse_keys(r, r->opts.fields, true, err);
 	} else {
 		if (r->opts.children)
@@ -148,7 +158,7 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 			r->cols[r->nr_cols++] = K_SAMPLE;
 		if (r->opts.show_total_period)
 			r->cols[r->nr_cols++] = K_PERIOD;
-		ret = parse_keys(r, r->opts.sort ? r->opts.sort : "comm,dso,sym", false, err);
+		ret = parse_keys(r, r->opts.sort ? r->opts.sort : sort, false, err);
 	}
 	if (!ret && r->opts.parent) {
 		/* like perf, --parent adds the parent column when missing */
@@ -187,6 +197,11 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 	r->chains = r->opts.callchain;
 	for (unsigned i = 0; i < r->nr_keys && r->keys[i] != K_DSO; i++)
 		r->ordered |= r->keys[i] == K_SYM;
+	/* perf's mispredict, in_tx and abort comparators say only equal
+	 * or not */
+	for (unsigned i = 0; i < r->nr_keys; i++)
+		r->ordered |=
+		    r->keys[i] == K_MISPREDICT || r->keys[i] == K_IN_TX || r->keys[i] == K_ABORT;
 	/* perf compares inline frames' symbols by name, others by address:
 	 * no order either, where --children makes entries of inline frames
 	 * (unwound chains) */
@@ -231,6 +246,7 @@ void pa_report_free(struct pa_report *r)
 	if (r->has_trim_re)
 		regfree(&r->trim_re);
 	pa_resolver_free(r->res);
+	pa_branches_free(r);
 	pa_arena_release(&r->arena);
 	free(r);
 }
@@ -277,6 +293,10 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 		return PA_ERR_USAGE; /* pipe files: only known once samples come */
 	if (!pa_filter_cpu_time(&r->filter, cpu, ev->sample.time))
 		return 0;
+	if (r->branch) {
+		struct pa_addr_loc lb;
+		return pa_branch_sample(r, s, ev, pa_session_resolved(s, ev, al, &lb), e, cpu);
+	}
 	r->total_period[e] += period;
 	if (!(++r->total_samples[e] & 4095) && pa_report_mem_check(r, 0))
 		return -PA_ERR_LIMIT;
@@ -320,6 +340,23 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	return 0;
 }
 
+/* perf widens the DSO column to an unresolved address's width when any
+ * entry has no symbol. Known without symbols when a location has no DSO
+ * or a DSO name is that wide already (a kernel's): else symbols decide. */
+static bool dso_width_needs_syms(const struct pa_report *r)
+{
+	bool dso_col = false;
+	for (unsigned c = 0; c < r->nr_cols; c++)
+		dso_col |= r->cols[c] == K_DSO;
+	if (!dso_col || r->filter.nr_dsos)
+		return false;
+	const struct pa_loc *l = pa_report_locs(r);
+	for (size_t i = 0; i < pa_resolver_nr_locs(r->res); i++)
+		if (!l[i].dso || strlen(l[i].dso->short_name) >= PA_UNRESOLVED_WIDTH)
+			return false;
+	return true;
+}
+
 int pa_report_run(struct pa_report *r, struct pa_err *err)
 {
 	struct pa_file *f = pa_session_file(r->session);
@@ -338,7 +375,9 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 						  "--cpu needs samples that record the cpu");
 	/* symbols only where the output shows them: call chains, the
 	 * symbol keys, the --symbols filter, -v's notes */
-	bool syms = r->chains || r->filter.nr_syms || r->opts.all_symbols;
+	/* (branch mode: always, the source locations would mislead
+	 * dso_width_needs_syms) */
+	bool syms = r->chains || r->filter.nr_syms || r->opts.all_symbols || r->branch;
 	for (unsigned i = 0; i < r->nr_keys; i++)
 		syms |= pa_keys[r->keys[i]].syms;
 	if (syms)
@@ -362,6 +401,7 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 	bool srclines = false;
 	for (unsigned i = 0; i < r->nr_keys; i++)
 		srclines |= r->keys[i] == K_SRCLINE;
+	syms = syms || dso_width_needs_syms(r);
 	if (syms ? pa_resolver_symbolize(r->res, srclines, r->chains && !r->opts.no_inline)
 	         : pa_resolver_locate(r->res))
 		return pa_err_set(err, -ENOMEM, "out of memory");

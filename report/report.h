@@ -174,6 +174,16 @@ struct pa_report_opts {
 	 * first, "f (inlined)" where f is not the entry's own symbol; the
 	 * hist entries of --children, call graphs and stacks show them. */
 	bool no_inline;
+	/* perf's branch mode (-b; its default when every event records
+	 * branch stacks, the file's BRANCH_STACK feature): each branch entry
+	 * of a sample is a hist entry of period 1, sorted by default
+	 * comm,dso_from,symbol_from,symbol_to,cycles; the branch keys
+	 * (dso_from, dso_to, symbol_from, symbol_to, addr_from, addr_to,
+	 * mispredict, in_tx, abort, cycles) only in this mode; no call
+	 * chains, no children. perf 6.1 adds an ipc_lbr column to a --sort
+	 * naming "symbol" in this mode, and crashes doing so on the
+	 * recordings tried: pa prints the keys asked for. */
+	bool branch;
 };
 
 struct pa_report;

@@ -69,6 +69,7 @@ struct qev {
 	uint64_t stype, ip, addr, id, period, callchain_nr;
 	uint32_t pid, tid, cpu;
 	uint16_t misc;
+	uint16_t branch_nr; /* opts.keep_branches: triples behind the chain */
 	struct qdwarf *dw; /* opts.keep_user_stacks: registers and stack */
 	uint64_t key;      /* sample_key(), made by the reader */
 };
@@ -911,6 +912,16 @@ bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpum
 	return true;
 }
 
+bool pa_session_find_branch_map(struct pa_session *s, struct pa_thread *t, uint64_t addr,
+                                struct pa_addr_loc *loc)
+{
+	if (pa_session_find_map(s, t, PA_MISC_USER, addr, loc) ||
+	    pa_session_find_map(s, t, PA_MISC_KERNEL, addr, loc))
+		return true;
+	pa_session_find_map(s, t, PA_MISC_HYPERVISOR, addr, loc);
+	return false;
+}
+
 bool pa_session_resolve_ip(struct pa_session *s, struct pa_thread *t, const struct pa_event *ev,
 			   struct pa_addr_loc *loc)
 {
@@ -1096,7 +1107,13 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 	size_t chain_bytes = chain ? ev->sample.callchain_nr * 8 : 0;
 	if (chain && chain_bytes / 8 != ev->sample.callchain_nr)
 		return NULL;
-	struct qev *q = pa_arena_alloc_raw(&c->arena, sizeof(*q) + chain_bytes);
+	/* (a record holds fewer than 65536 / 24 entries) */
+	size_t nbr = ev->type == PA_REC_SAMPLE && s->opts.keep_branches && ev->sample.branch.entries
+	                 ? (size_t)ev->sample.branch.nr
+	                 : 0;
+	if (nbr > UINT16_MAX)
+		return NULL;
+	struct qev *q = pa_arena_alloc_raw(&c->arena, sizeof(*q) + chain_bytes + nbr * 24);
 	if (!q)
 		return NULL;
 	q->dw = NULL;
@@ -1122,6 +1139,9 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 		q->cpu = sm->cpu;
 		q->callchain = NULL;
 		q->callchain_nr = 0;
+		q->branch_nr = (uint16_t)nbr;
+		if (nbr)
+			memcpy((uint8_t *)(q + 1) + chain_bytes, sm->branch.entries, nbr * 24);
 		if (chain) {
 			uint64_t *cc = (uint64_t *)(q + 1);
 			memcpy(cc, sm->callchain, chain_bytes);
@@ -1188,6 +1208,9 @@ static int deliver_queued(struct pa_session *s, const struct qev *q, struct pa_e
 	ev->sample.cpu = q->cpu;
 	ev->sample.callchain = q->callchain;
 	ev->sample.callchain_nr = q->callchain_nr;
+	ev->sample.branch.nr = q->branch_nr;
+	ev->sample.branch.entries =
+	    q->branch_nr ? (const uint64_t *)(q + 1) + q->callchain_nr : NULL;
 	if (q->dw || ev->sample.user_stack.data || ev->sample.user_regs.regs) {
 		const struct qdwarf *d = q->dw;
 		ev->sample.user_regs.abi = d ? d->abi : 0;

@@ -99,6 +99,9 @@ struct pa_session_opts {
 	 * kernel filled: dyn_size bytes) while it waits to be ordered, for a
 	 * callback that unwinds with DWARF; otherwise they are dropped. */
 	bool keep_user_stacks;
+	/* Samples keep their branch stacks (perf report's branch mode);
+	 * otherwise the callback sees none. */
+	bool keep_branches;
 	/* The sample callback gets its loc unresolved (see pa_addr_loc) and
 	 * resolves it when it needs to, e.g. not when it has the ip cached;
 	 * DSO hit marks are then the callback's to set. */
@@ -167,6 +170,13 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 /* Find the map for addr in the thread's (or the kernel's) address space. */
 bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpumode,
 			 uint64_t addr, struct pa_addr_loc *loc);
+
+/* Where a branch entry's address lands: as perf, which cannot tell from
+ * the sample whose side of a boundary a branch's end is, the user maps,
+ * then the kernel's; else no map and level 'H' (perf's level for the last
+ * cpumode it tries, a guest's, when not reporting guests). */
+bool pa_session_find_branch_map(struct pa_session *s, struct pa_thread *t, uint64_t addr,
+                                struct pa_addr_loc *loc);
 
 /* Resolve a sample's ip (what perf's machine__resolve does); the DSO it
  * lands in is marked hit. */

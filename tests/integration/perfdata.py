@@ -23,6 +23,18 @@ to find things to break or strip; it never interprets record payloads.
   perfdata.py damage-each IN PREFIX HOW FEAT...
                                  the same for each FEAT that IN has, into
                                  PREFIX.FEAT.HOW.data; prints the FEATs done
+  perfdata.py cros IN OUT TWIN [front]
+                                 rewrite the upstream pipe file IN the way
+                                 Chromium OS's perf (kernel 3.x era) writes
+                                 it: each HEADER_FEATURE record that it numbers
+                                 (HOSTNAME..NUMA_TOPOLOGY as 69..80,
+                                 PMU_MAPPINGS as 81, its count 0 as such pipes
+                                 have it) becomes that record, holding the
+                                 feature section's bytes; other features and
+                                 upstream's records 69..84 are dropped. TWIN
+                                 gets the same stream in upstream's numbering
+                                 (what perf reads). "front": the feature
+                                 records go first, before the HEADER_ATTRs
   perfdata.py zero-inner IN OUT  rewrite the first COMPRESSED record so that
                                  the first record inside it has size 0
                                  (needs the zstd program)
@@ -237,6 +249,46 @@ def cmd_put(path, off, width, value):
     open(path, "wb").write(data)
 
 
+# Chromium OS's pipe record number of each feature it writes as a record.
+CROS_REC = dict([(bit, 66 + bit) for bit in range(3, 15)] + [(16, 81)])
+
+
+def cmd_cros(src, dst, twin, front=False):
+    pd = PerfData(open(src, "rb").read())
+    if not pd.pipe:
+        die("%s: not a pipe-mode file" % src)
+    cros, up = bytearray(), bytearray()
+    cros_feats, up_feats = bytearray(), bytearray()
+    recs = pd.records()
+    for i, (off, typ, size) in enumerate(recs):
+        end = recs[i + 1][0] if i + 1 < len(recs) else pd.data_end
+        whole = pd.b[off:end]  # the record and any payload behind it
+        if typ in REC_COMPRESSED:
+            die("%s: compressed records cannot be rewritten" % src)
+        if typ == REC_HEADER_FEATURE:
+            bit = pd.u64(off + 8)
+            if bit not in CROS_REC:
+                continue
+            body = bytearray(pd.b[off + 16:off + size])
+            if bit == FEATS.index("PMU_MAPPINGS"):
+                struct.pack_into(pd.e + "I", body, 0, 0)
+            misc = struct.unpack_from(pd.e + "H", pd.b, off + 4)[0]
+            rec = struct.pack(pd.e + "IHH", CROS_REC[bit], misc, 8 + len(body)) + body
+            if front:
+                cros_feats += rec
+                up_feats += whole
+            else:
+                cros += rec
+                up += whole
+            continue
+        if 69 <= typ <= 84:
+            continue
+        cros += whole
+        up += whole
+    open(dst, "wb").write(pd.b[:16] + cros_feats + cros)
+    open(twin, "wb").write(pd.b[:16] + up_feats + up)
+
+
 def cmd_zero_inner(src, dst):
     pd = PerfData(open(src, "rb").read())
     comp = [r for r in pd.records() if r[1] in REC_COMPRESSED]
@@ -288,6 +340,8 @@ def main(argv):
         cmd_damage(argv[2], argv[3], argv[4], argv[5])
     elif cmd == "damage-each" and len(argv) >= 5:
         cmd_damage_each(argv[2], argv[3], argv[4], argv[5:])
+    elif cmd == "cros" and len(argv) in (5, 6) and argv[5:] in ([], ["front"]):
+        cmd_cros(argv[2], argv[3], argv[4], argv[5:] == ["front"])
     elif cmd == "zero-inner" and len(argv) == 4:
         cmd_zero_inner(argv[2], argv[3])
     elif cmd == "put" and len(argv) == 6:

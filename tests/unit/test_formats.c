@@ -767,6 +767,101 @@ static void test_pipe_be(void **state)
 	read_pipe_mode(true, true);
 }
 
+/* Chromium OS's pipe header records (69 HOSTNAME .. 81 PMU_MAPPINGS, the
+ * payload a feature section): VERSION (71, upstream's AUXTRACE) decides
+ * the numbering, PMU_MAPPINGS (81, upstream's COMPRESSED) keeps the
+ * count 0 that such a pipe has; the records after them read as usual. */
+static void read_cros_pipe(bool be, bool no_mmap)
+{
+	struct wbuf b = {.be = be};
+	w_magic(&b);
+	w64(&b, 16);
+	w_header(&b, PA_REC_HEADER_ATTR, 0, (uint16_t)(8 + ATTR_SIZE + 8));
+	w_attr(&b);
+	w64(&b, T_ID);
+	w_header(&b, 71, 0, 8 + 4 + 16);
+	w32(&b, 16);
+	wstr(&b, "3.8.11", 16);
+	w_header(&b, 73, 0, 8 + 8);
+	w32(&b, 4); /* available */
+	w32(&b, 2); /* online */
+	w_header(&b, 81, 0, 8 + 4 + 2 * (4 + 4 + 16));
+	w32(&b, 0);
+	w32(&b, 4);
+	w32(&b, 16);
+	wstr(&b, "cpu", 16);
+	w32(&b, 1);
+	w32(&b, 16);
+	wstr(&b, "software", 16);
+	w_records(&b);
+
+	char *path;
+	struct pa_file *f = open_read(&b, no_mmap, &path);
+	struct pa_event ev;
+	const struct pa_header_info *h = pa_file_header(f);
+	next_ok(f, &ev);
+	assert_int_equal(ev.type, PA_REC_HEADER_ATTR);
+	next_ok(f, &ev);
+	assert_int_equal(ev.type, PA_REC_HEADER_FEATURE);
+	assert_int_equal(ev.u.feature.feat, PA_FEAT_VERSION);
+	assert_string_equal(h->version, "3.8.11");
+	next_ok(f, &ev);
+	assert_int_equal(ev.u.feature.feat, PA_FEAT_NRCPUS);
+	assert_int_equal(h->nr_cpus_avail, 4);
+	assert_int_equal(h->nr_cpus_online, 2);
+	next_ok(f, &ev);
+	assert_int_equal(ev.u.feature.feat, PA_FEAT_PMU_MAPPINGS);
+	assert_int_equal(h->nr_pmu_mappings, 2);
+	assert_string_equal(h->pmu_mappings[1].name, "software");
+	assert_int_equal(h->pmu_mappings[1].type, 1);
+	check_records(f, pa_file_evsel(f, 0), NULL);
+	assert_int_equal(pa_file_count(f, PA_REC_HEADER_FEATURE), 3);
+	assert_int_equal(pa_file_count(f, PA_REC_AUXTRACE), 0);
+	close_buf(f, path);
+	free(b.p);
+}
+
+/* Once a record 69..81 could only be upstream's (an empty ID_INDEX), the
+ * stream keeps upstream's numbering: a later record 71 that would be a
+ * Chromium OS VERSION is a (malformed) AUXTRACE. */
+static void read_upstream_first(bool be)
+{
+	struct wbuf b = {.be = be};
+	w_magic(&b);
+	w64(&b, 16);
+	w_header(&b, PA_REC_HEADER_ATTR, 0, (uint16_t)(8 + ATTR_SIZE + 8));
+	w_attr(&b);
+	w64(&b, T_ID);
+	w_header(&b, PA_REC_ID_INDEX, 0, 16);
+	w64(&b, 0);
+	w_header(&b, 71, 0, 8 + 4 + 16);
+	w32(&b, 16);
+	wstr(&b, "3.8.11", 16);
+
+	char *path;
+	struct pa_file *f = open_read(&b, false, &path);
+	struct pa_event ev;
+	struct pa_err err = {0};
+	next_ok(f, &ev);
+	next_ok(f, &ev);
+	assert_int_equal(ev.type, PA_REC_ID_INDEX);
+	assert_true(pa_file_next(f, &ev, &err) < 0);
+	assert_int_equal(pa_file_count(f, PA_REC_AUXTRACE), 1);
+	assert_null(pa_file_header(f)->version);
+	close_buf(f, path);
+	free(b.p);
+}
+
+static void test_pipe_cros(void **state)
+{
+	(void)state;
+	read_cros_pipe(false, false);
+	read_cros_pipe(true, true);
+	read_cros_pipe(true, false);
+	read_upstream_first(false);
+	read_upstream_first(true);
+}
+
 /* Every proper prefix of a file-mode file is broken somewhere (the header
  * promises sections up to the last byte): open or a later next must fail
  * with an offset inside the file, never crash or succeed. */
@@ -1662,6 +1757,15 @@ static void test_compressed_big(void **state)
 #define S_FLAGS (BIT(PA_ATTR_DISABLED) | BIT(PA_ATTR_SAMPLE_ID_ALL))
 
 static const uint64_t t_branches[6] = {0x1000, 0x2000, 0x11, 0x3000, 0x4000, 0x22};
+
+/* A flags word (mispred:1 predicted:1 ... cycles:16 ..., little-endian
+ * layout) as a big-endian kernel lays it out: bit-fields from bit 63. The
+ * reader gives the little-endian layout back. */
+static uint64_t be_branch_flags(uint64_t v)
+{
+	return (v & 1) << 63 | (v >> 1 & 1) << 62 | (v >> 2 & 1) << 61 | (v >> 3 & 1) << 60 |
+	       (v >> 4 & 0xffff) << 44 | (v >> 20 & 0xf) << 40;
+}
 static const uint64_t t_read_a[5] = {111111, 2000, 1500, ID_A1, 3};
 static const uint64_t t_read_a2[5] = {2, 3, 4, ID_A2, 0};
 static const uint64_t t_read_b[6] = {2, 5000, 777, ID_B, 888, ID_C};
@@ -1685,7 +1789,7 @@ static void w_sample_a(struct wbuf *b, uint64_t id, uint64_t ip, uint64_t time, 
 	w64(b, nr_br);
 	w64(b, hw_idx);
 	for (uint64_t i = 0; i < nr_br * 3; i++)
-		w64(b, t_branches[i]);
+		w64(b, i % 3 == 2 && b->be ? be_branch_flags(t_branches[i]) : t_branches[i]);
 	w64(b, weight);
 	rec_end(b, at);
 }
@@ -1947,27 +2051,17 @@ int main(int argc, char **argv)
 {
 	g_testdata = argc > 1 ? argv[1] : NULL;
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_flags_single),
-	    cmocka_unit_test(test_flags_precise_ip),
-	    cmocka_unit_test(test_flags_bytes),
-	    cmocka_unit_test(test_flags_native_compiler),
-	    cmocka_unit_test(test_file_le),
-	    cmocka_unit_test(test_file_be),
-	    cmocka_unit_test(test_pipe_le),
-	    cmocka_unit_test(test_pipe_be),
-	    cmocka_unit_test(test_truncated_le),
-	    cmocka_unit_test(test_truncated_be),
-	    cmocka_unit_test(test_sample_chain_bounds),
-	    cmocka_unit_test(test_attr_sizes),
-	    cmocka_unit_test(test_perffile_legacy),
-	    cmocka_unit_test(test_build_id_layouts),
-	    cmocka_unit_test(test_feature_bitmap_words),
-	    cmocka_unit_test(test_compressed_whole),
-	    cmocka_unit_test(test_compressed_split),
-	    cmocka_unit_test(test_compressed_three),
-	    cmocka_unit_test(test_compressed_big),
-	    cmocka_unit_test(test_compressed_cut),
-	    cmocka_unit_test(test_sample_layouts),
+	    cmocka_unit_test(test_flags_single),     cmocka_unit_test(test_flags_precise_ip),
+	    cmocka_unit_test(test_flags_bytes),      cmocka_unit_test(test_flags_native_compiler),
+	    cmocka_unit_test(test_file_le),          cmocka_unit_test(test_file_be),
+	    cmocka_unit_test(test_pipe_le),          cmocka_unit_test(test_pipe_be),
+	    cmocka_unit_test(test_pipe_cros),        cmocka_unit_test(test_truncated_le),
+	    cmocka_unit_test(test_truncated_be),     cmocka_unit_test(test_sample_chain_bounds),
+	    cmocka_unit_test(test_attr_sizes),       cmocka_unit_test(test_perffile_legacy),
+	    cmocka_unit_test(test_build_id_layouts), cmocka_unit_test(test_feature_bitmap_words),
+	    cmocka_unit_test(test_compressed_whole), cmocka_unit_test(test_compressed_split),
+	    cmocka_unit_test(test_compressed_three), cmocka_unit_test(test_compressed_big),
+	    cmocka_unit_test(test_compressed_cut),   cmocka_unit_test(test_sample_layouts),
 	    cmocka_unit_test(test_user_stack_units),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
