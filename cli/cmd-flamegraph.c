@@ -18,7 +18,7 @@ struct fg_args {
 	uint64_t max_mem;
 	long width, max_stack_l;
 	double minwidth;
-	bool inverted, period, diff, diff_raw;
+	bool inverted, period, count, exclude_idle, diff, diff_raw;
 	struct pa_report_opts ro;
 };
 
@@ -94,7 +94,7 @@ static int add_perf_data(struct pa_flame *fg, const char *open_path, const char 
 	pa_progress_session(&prog, f, &so);
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	struct pa_report *r = s ? pa_report_new(s, &a->ro, &err) : NULL;
-	struct stack_ctx c = {.fg = fg, .period = a->period};
+	struct stack_ctx c = {.fg = fg, .period = !a->count};
 	int rc = 0;
 	int rr = !r || pa_report_run(r, &err);
 	pa_progress_end(&prog);
@@ -184,7 +184,9 @@ static int check_args(struct fg_args *a, struct pa_flame_opts *fo)
 
 int cmd_flamegraph(int argc, const char **argv)
 {
-	struct fg_args a = {0};
+	/* recordings: today's stackcollapse-perf.pl (period weights, idle
+	 * stacks kept), as pa folded */
+	struct fg_args a = {.ro.include_idle = true};
 	bool inline_ = true;
 	const struct pa_option opts[] = {
 		OPT_STRING('i', "input", &a.input, "file", "perf.data (default), sysprof capture or folded stacks; - for stdin"),
@@ -203,8 +205,10 @@ int cmd_flamegraph(int argc, const char **argv)
 		OPT_BOOL('d', "delimiter", &a.ro.delimiter, "a \"-\" frame between user and kernel frames"),
 		OPT_BOOL('U', "user-stacks-only", &a.ro.user_only, "user frames only"),
 		OPT_BOOL('K', "kernel-stacks-only", &a.ro.kernel_only, "kernel frames only"),
-		OPT_BOOL('I', "include-idle", &a.ro.include_idle, "keep the idle task's stacks (pid 0)"),
-		OPT_BOOL(0, "period", &a.period, "weight stacks by period instead of sample count"),
+		OPT_BOOL('I', "include-idle", &a.ro.include_idle, "keep the idle task's stacks (pid 0; the default)"),
+		OPT_BOOL(0, "exclude-idle", &a.exclude_idle, "drop the idle task's stacks (pid 0), as bcc's profile"),
+		OPT_BOOL(0, "period", &a.period, "weight stacks by period (the default; counts named \"period\")"),
+		OPT_BOOL(0, "count", &a.count, "weight stacks by sample count, as bcc's profile"),
 		OPT_STRING(0, "trim-frames", &a.ro.trim_frames, "regex", "drop leaf-side frames that match (the recorder's own)"),
 		OPT_INT(0, "max-stack", &a.max_stack_l, "n", "at most n call-chain entries (default 127)"),
 		OPT_STRING('e', "event", &a.ro.events, "list", "only these events"),
@@ -230,6 +234,8 @@ int cmd_flamegraph(int argc, const char **argv)
 	if (pa_cli_size_opt("max-memory", a.max_memory, &a.max_mem))
 		return PA_EXIT_USAGE;
 	a.ro.no_inline = !inline_;
+	if (a.exclude_idle)
+		a.ro.include_idle = false;
 	if (a.diff && n != 2) {
 		fprintf(stderr, "pa: flamegraph: --diff takes two inputs, BASELINE and NEW\n");
 		return PA_EXIT_USAGE;

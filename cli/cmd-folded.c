@@ -145,10 +145,12 @@ static int fold_diff(const char *base, const char *new_, struct pa_report_opts *
 int cmd_folded(int argc, const char **argv)
 {
 	const char *input = NULL, *max_memory = NULL;
-	bool all = false, period = false, inline_ = true;
+	bool all = false, period = false, count = false, exclude_idle = false, inline_ = true;
 	bool diff = false, normalize = false, strip_hex = false;
 	long max_stack = 0;
-	struct pa_report_opts ro = {.sz = sizeof(ro)};
+	/* today's stackcollapse-perf.pl: stacks weigh perf script's period,
+	 * idle stacks stay; --count and --exclude-idle: bcc's profile */
+	struct pa_report_opts ro = {.sz = sizeof(ro), .include_idle = true};
 	const struct pa_option opts[] = {
 	    OPT_STRING('i', "input", &input, "file",
 	               "input file name (default perf.data, - for stdin)"),
@@ -161,8 +163,13 @@ int cmd_folded(int argc, const char **argv)
 	    OPT_BOOL(0, "jit", &ro.annotate_jit, "annotate JIT frames with _[j]"),
 	    OPT_BOOL('U', "user-stacks-only", &ro.user_only, "user frames only"),
 	    OPT_BOOL('K', "kernel-stacks-only", &ro.kernel_only, "kernel frames only"),
-	    OPT_BOOL('I', "include-idle", &ro.include_idle, "keep the idle task's stacks (pid 0)"),
-	    OPT_BOOL(0, "period", &period, "weight stacks by period instead of sample count"),
+	    OPT_BOOL('I', "include-idle", &ro.include_idle,
+	             "keep the idle task's stacks (pid 0; the default, as stackcollapse-perf.pl)"),
+	    OPT_BOOL(0, "exclude-idle", &exclude_idle,
+	             "drop the idle task's stacks (pid 0), as bcc's profile without -I"),
+	    OPT_BOOL(0, "period", &period,
+	             "weight stacks by period (the default, as stackcollapse-perf.pl)"),
+	    OPT_BOOL(0, "count", &count, "weight stacks by sample count, as bcc's profile"),
 	    OPT_STRING(0, "trim-frames", &ro.trim_frames, "regex",
 	               "drop leaf-side frames that match (the recorder's own)"),
 	    OPT_INT(0, "max-stack", &max_stack, "n", "at most n call-chain entries (default 127)"),
@@ -191,6 +198,9 @@ int cmd_folded(int argc, const char **argv)
 	                         "   or: pa folded --diff [-n] [-s] [options] BASELINE NEW");
 	if (n < 0)
 		return n;
+	period = !count;
+	if (exclude_idle)
+		ro.include_idle = false;
 	if (diff ? n != 2 : n != 0) {
 		if (diff)
 			fprintf(stderr, "pa: folded: --diff takes two inputs, BASELINE and NEW\n");

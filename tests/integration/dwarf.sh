@@ -165,10 +165,11 @@ FIELDS=comm,pid,tid,time,event,ip,sym,dso
 check_folded() {
 	local what=$1 f=$2 o=$3
 	# shellcheck disable=SC2086
-	perf script -i "$f" -F $FIELDS $o 2>/dev/null >script.txt
+	# (pa folded's default: stackcollapse-perf.pl's period weights)
+	perf script -i "$f" -F $FIELDS,period $o 2>/dev/null >script.txt
 	python3 "$REF" script.txt >exp 2>ref.err
 	# shellcheck disable=SC2086
-	if ! pa folded -i "$f" --include-idle $o >got 2>got.err; then
+	if ! pa folded -i "$f" $o >got 2>got.err; then
 		fail "$what folded '$o': pa failed: $(head -n 2 got.err)"
 		return
 	fi

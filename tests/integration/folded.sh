@@ -6,8 +6,9 @@
 # -d, --trim) apply pa folded's documented rules on perf script's text, so
 # both sides stay independent. Every line must be identical.
 #
-# Compared: --include-idle (stackcollapse keeps idle stacks), the default
-# (pid 0 dropped), --period (perf script's period column), --pid/--tid,
+# Compared: the default (today's stackcollapse-perf.pl: stacks weigh perf
+# script's period column, idle stacks kept), --exclude-idle --count (bcc's
+# profile: pid 0 dropped, sample counts), --period, --pid/--tid,
 # -a/--kernel/--jit annotations, -U/-K, -d, --trim-frames, --max-stack,
 # --event (stackcollapse keeps the first event by default), and the filters
 # --comms/--pids/--tids/--cpu/--time/--dsos against perf script's own.
@@ -44,7 +45,13 @@ declare -A SCRIPTS=()
 check() {
 	local what=$1 f=$2 popts=$3 ropts=$4 aopts=$5 fields=$FIELDS
 	[ -n "${NOSUB:-}" ] || in_subset $((CASE++)) || return 0
-	[[ " $ropts " == *" --period "* ]] && fields=$FIELDS,period
+	# (pa folded weighs stacks by period unless told --count: the checks
+	# of stackcollapse without the period column count samples)
+	if [[ " $ropts " == *" --period "* ]]; then
+		fields=$FIELDS,period
+	else
+		aopts="--count $aopts"
+	fi
 	ropts=${ropts/--period/}
 	local key="$f|$fields|$popts"
 	if [ -z "${SCRIPTS[$key]:-}" ]; then
@@ -76,8 +83,9 @@ for f in "${files[@]}"; do
 		sel_p="--comms mt,swapper"
 		sel_a="--comms mt,swapper"
 	fi
+	check "(default: period, idle kept)" "$f" "$sel_p" "--period" "$sel_a"
 	check "--include-idle" "$f" "$sel_p" "" "--include-idle $sel_a"
-	check "(default: no idle)" "$f" "$sel_p" "--exclude-idle" "$sel_a"
+	check "--exclude-idle --count" "$f" "$sel_p" "--exclude-idle" "--exclude-idle $sel_a"
 	check "--period" "$f" "$sel_p" "--period" "--include-idle --period $sel_a"
 	check "--pid" "$f" "$sel_p" "--pid" "--include-idle --pid $sel_a"
 	check "--tid" "$f" "$sel_p" "--tid" "--include-idle --tid $sel_a"

@@ -123,7 +123,7 @@ same "after unpack: pa script vs perf script on the recording host" script.full 
 # folded stacks and the flame graph see a JIT frame (_[j], the JIT kind)
 if command -v python3 >/dev/null 2>&1; then
 	python3 "$HERE/stackcollapse.py" --all script.txt >exp.folded 2>/dev/null
-	pa folded -i jit.data --include-idle -a --buildid-dir "$WORK/cacheB" >got.folded 2>folded.err
+	pa folded -i jit.data --count -a --buildid-dir "$WORK/cacheB" >got.folded 2>folded.err
 	same "pa folded -a vs perf script | stackcollapse --all" exp.folded got.folded
 	CHECKS=$((CHECKS + 1))
 	grep -q ';jit_spin_loop_\[j\] [0-9]*$' got.folded || fail "no jit_spin_loop_[j] leaf: $(head -n 3 got.folded)"
