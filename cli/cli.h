@@ -171,6 +171,7 @@ void pa_cli_filter_hints(const char *cmd, struct pa_report *const *r, unsigned n
 	    OPT_BOOL(0, "inline", inline_,                                                         \
 	             "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)")
 
+int cmd_annotate(int argc, const char **argv);
 int cmd_archive(int argc, const char **argv);
 int cmd_buildid_cache(int argc, const char **argv);
 int cmd_buildid_list(int argc, const char **argv);

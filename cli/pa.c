@@ -12,18 +12,20 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
-	{"archive", cmd_archive, "pack the symbols a perf.data needs, or --unpack them elsewhere"},
-	{"buildid-cache", cmd_buildid_cache, "manage the build-id cache (~/.debug), like perf's"},
-	{"buildid-list", cmd_buildid_list, "list the build-ids in a perf.data file"},
-	{"diff", cmd_diff, "compare recordings like perf diff (from any machines)"},
-	{"dump", cmd_dump, "print every record of a perf.data file, one per line"},
-	{"export", cmd_export, "write pprof's profile.proto or speedscope's JSON, symbols inside"},
-	{"folded", cmd_folded, "one line per unique stack (FlameGraph's folded format)"},
-	{"flamegraph", cmd_flamegraph, "write an SVG or HTML flame graph (perf.data or folded stacks)"},
-	{"header", cmd_header, "print the perf.data header (like perf report --header-only)"},
-	{"report", cmd_report, "summarize samples like perf report"},
-	{"script", cmd_script, "print every sample (and chosen records) like perf script"},
-	{"view", cmd_view, "write one HTML page to explore the recording: trees, flame graph, timeline"},
+    {"annotate", cmd_annotate, "where in each function the samples fell, like perf annotate"},
+    {"archive", cmd_archive, "pack the symbols a perf.data needs, or --unpack them elsewhere"},
+    {"buildid-cache", cmd_buildid_cache, "manage the build-id cache (~/.debug), like perf's"},
+    {"buildid-list", cmd_buildid_list, "list the build-ids in a perf.data file"},
+    {"diff", cmd_diff, "compare recordings like perf diff (from any machines)"},
+    {"dump", cmd_dump, "print every record of a perf.data file, one per line"},
+    {"export", cmd_export, "write pprof's profile.proto or speedscope's JSON, symbols inside"},
+    {"folded", cmd_folded, "one line per unique stack (FlameGraph's folded format)"},
+    {"flamegraph", cmd_flamegraph, "write an SVG or HTML flame graph (perf.data or folded stacks)"},
+    {"header", cmd_header, "print the perf.data header (like perf report --header-only)"},
+    {"report", cmd_report, "summarize samples like perf report"},
+    {"script", cmd_script, "print every sample (and chosen records) like perf script"},
+    {"view", cmd_view,
+     "write one HTML page to explore the recording: trees, flame graph, timeline"},
 };
 
 static void print_help(FILE *out)

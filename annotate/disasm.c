@@ -1,0 +1,409 @@
+/* disasm.c - a symbol's bytes disassembled by capstone, for the arch the
+ * ELF header names (any host, any recording), written as the lines
+ * objdump -l -d [-S] would give perf, so that one parser (listing.c)
+ * makes both listings. */
+#include "annotate/internal.h"
+
+#include <errno.h>
+
+#ifndef PA_HAVE_CAPSTONE
+bool pa_annotate_has_capstone(void)
+{
+	return false;
+}
+
+int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const char *path,
+                        struct ann_listing *l, struct pa_err *err)
+{
+	(void)a, (void)s, (void)path, (void)l;
+	return pa_err_set(err, -ENOTSUP, "pa was built without capstone: use --objdump PATH");
+}
+#else
+#include <capstone/capstone.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct code {
+	uint8_t *bytes;
+	size_t len;
+	const char *secname;
+	cs_arch arch;
+	cs_mode mode;
+	bool x86;
+};
+
+/* capstone's arch and mode for an ELF header; false: not one it knows */
+static bool pick_arch(const GElf_Ehdr *eh, uint64_t start, struct code *c)
+{
+	bool be = eh->e_ident[EI_DATA] == ELFDATA2MSB, is64 = eh->e_ident[EI_CLASS] == ELFCLASS64;
+	cs_mode endian = be ? CS_MODE_BIG_ENDIAN : CS_MODE_LITTLE_ENDIAN;
+	switch (eh->e_machine) {
+	case EM_X86_64:
+		c->arch = CS_ARCH_X86, c->mode = CS_MODE_64, c->x86 = true;
+		return true;
+	case EM_386:
+		c->arch = CS_ARCH_X86, c->mode = CS_MODE_32, c->x86 = true;
+		return true;
+	case EM_AARCH64:
+		c->arch = CS_ARCH_ARM64, c->mode = CS_MODE_ARM | endian;
+		return true;
+	case EM_ARM:
+		c->arch = CS_ARCH_ARM,
+		c->mode = ((start & 1) ? CS_MODE_THUMB : CS_MODE_ARM) | endian;
+		return true;
+	case EM_PPC64:
+		c->arch = CS_ARCH_PPC, c->mode = CS_MODE_64 | endian;
+		return true;
+	case EM_PPC:
+		c->arch = CS_ARCH_PPC, c->mode = CS_MODE_32 | endian;
+		return true;
+	case EM_S390:
+		c->arch = CS_ARCH_SYSZ, c->mode = CS_MODE_BIG_ENDIAN;
+		return true;
+	case EM_MIPS:
+		c->arch = CS_ARCH_MIPS, c->mode = (is64 ? CS_MODE_MIPS64 : CS_MODE_MIPS32) | endian;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* the bytes of [start, end) from the allocated section holding them */
+static int read_code(Elf *elf, int fd, uint64_t start, uint64_t end, struct code *c,
+                     const char **why)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return *why = "not an ELF file with sections", -PA_ERR_NOT_FOUND;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || start < sh.sh_addr ||
+		    start >= sh.sh_addr + sh.sh_size)
+			continue;
+		if (sh.sh_type == SHT_NOBITS)
+			return *why = "the binary holds no code there (a debug file?)",
+			       -PA_ERR_NOT_FOUND;
+		if (end > sh.sh_addr + sh.sh_size)
+			end = sh.sh_addr + sh.sh_size;
+		c->len = end - start;
+		c->secname = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!(c->bytes = malloc(c->len ? c->len : 1)))
+			return -ENOMEM;
+		if (pread(fd, c->bytes, c->len, (off_t)(sh.sh_offset + start - sh.sh_addr)) !=
+		    (ssize_t)c->len)
+			return *why = "cannot read the symbol's bytes", -PA_ERR_NOT_FOUND;
+		return 0;
+	}
+	return *why = "no section of the binary holds the symbol", -PA_ERR_NOT_FOUND;
+}
+
+/* "0x1394" (or "#0x1394"): a branch target to name like objdump */
+static bool target_of(const char *op, uint64_t *t)
+{
+	if (*op == '#')
+		op++;
+	if (op[0] != '0' || op[1] != 'x' || !isxdigit((unsigned char)op[2]))
+		return false;
+	char *e;
+	*t = strtoull(op, &e, 16);
+	return !*e;
+}
+
+/* objdump's operand text: no space after commas (but on arm, as objdump
+ * writes it there); a branch target, the last operand, "ADDR <SYM+0xOFF>"
+ * inside the symbol */
+static void format_ops(const struct ann_sym *s, csh h, const cs_insn *in, cs_arch arch, char *buf,
+                       size_t size)
+{
+	bool commas = arch == CS_ARCH_ARM || arch == CS_ARCH_ARM64;
+	size_t o = 0;
+	for (const char *p = in->op_str; *p && o + 1 < size; p++) {
+		if (!commas && p[0] == ' ' && p > in->op_str && p[-1] == ',')
+			continue;
+		buf[o++] = *p;
+	}
+	buf[o] = 0;
+	bool branch = cs_insn_group(h, in, CS_GRP_JUMP) || cs_insn_group(h, in, CS_GRP_CALL) ||
+	              cs_insn_group(h, in, CS_GRP_BRANCH_RELATIVE) ||
+	              (arch == CS_ARCH_SYSZ && (in->mnemonic[0] == 'j' || in->mnemonic[0] == 'b'));
+	char *last = strrchr(buf, ',');
+	last = last ? last + 1 : buf;
+	uint64_t t;
+	if (!branch || !target_of(last, &t))
+		return;
+	size_t keep = (size_t)(last - buf);
+	if (t >= s->start && t < s->end)
+		snprintf(last, size - keep, "%" PRIx64 " <%s+0x%" PRIx64 ">", t, s->sym->name,
+		         t - s->start);
+	else
+		snprintf(last, size - keep, "%" PRIx64, t);
+}
+
+struct src_state {
+	const char *file, *func;
+	int line;
+	unsigned discr;
+};
+
+/* objdump -l's "FUNC():" and "FILE:LINE" lines, -S's source text */
+static int feed_source(struct pa_annotate *a, struct ann_src *src, const struct ann_sym *s,
+                       uint64_t addr, struct src_state *st, struct ann_listing *l)
+{
+	const char *file, *func;
+	int line, rc = 0;
+	unsigned discr;
+	char buf[4096];
+	if (!ann_src_at(src, addr, &file, &line, &discr, &func))
+		return 0;
+	if (st->file && !strcmp(st->file, file) && st->line == line && st->discr == discr)
+		return 0;
+	if (func && (!st->func || strcmp(st->func, func))) {
+		snprintf(buf, sizeof(buf), "%s():", func);
+		if ((rc = ann_listing_feed(l, buf, s->start, s->end)))
+			return rc;
+	}
+	if (discr)
+		snprintf(buf, sizeof(buf), "%s:%d (discriminator %u)", file, line, discr);
+	else
+		snprintf(buf, sizeof(buf), "%s:%d", file, line);
+	if ((rc = ann_listing_feed(l, buf, s->start, s->end)))
+		return rc;
+	const char *text = a->opts.no_source ? NULL : ann_src_text(src, file, line);
+	if (text && !(st->file && !strcmp(st->file, file) && st->line == line))
+		rc = ann_listing_feed(l, text, s->start, s->end);
+	*st = (struct src_state){.file = file, .func = func, .line = line, .discr = discr};
+	return rc;
+}
+
+/* Closer to objdump's AT&T text: no operand-size suffix where a register
+ * operand (outside an address) or the 64-bit default gives the size, for
+ * the integer instructions whose base name with a suffix is no other
+ * instruction (not cmovl, setl, movq of an xmm register...). */
+static void att_mnemonic(const char *mn, const char *ops, char *out, size_t size)
+{
+	static const char *const bases[] = {"mov", "add",  "sub", "and", "or",   "xor",
+	                                    "cmp", "test", "lea", "inc", "dec",  "neg",
+	                                    "not", "shl",  "shr", "sar", "sal",  "rol",
+	                                    "ror", "imul", "adc", "sbb", "xchg", "movabs"};
+	static const char *const stack[] = {"push", "pop", "call", "ret", "jmp"};
+	snprintf(out, size, "%s", mn);
+	size_t n = strlen(mn);
+	if (n < 3 || !strchr("bwlq", mn[n - 1]) || strstr(ops, "%xmm") || strstr(ops, "%mm") ||
+	    strstr(ops, "%ymm"))
+		return;
+	bool reg = false;
+	int depth = 0;
+	for (const char *p = ops; *p; p++) {
+		depth += (*p == '(') - (*p == ')');
+		reg |= *p == '%' && !depth;
+	}
+	for (size_t i = 0; i < PA_ARRAY_SIZE(stack); i++)
+		if (strlen(stack[i]) == n - 1 && !strncmp(mn, stack[i], n - 1) &&
+		    (mn[n - 1] == 'q' || mn[n - 1] == 'l'))
+			out[n - 1] = 0;
+	for (size_t i = 0; reg && i < PA_ARRAY_SIZE(bases); i++)
+		if (strlen(bases[i]) == n - 1 && !strncmp(mn, bases[i], n - 1))
+			out[n - 1] = 0;
+}
+
+/* objdump writes every number in hex: capstone's small ones ("$1",
+ * "4(%rdi)", "-2(%rsi)") too */
+static void att_hex(char *ops, size_t size)
+{
+	char out[512];
+	size_t o = 0;
+	int depth = 0;
+	for (const char *p = ops; *p && o + 4 < sizeof(out); p++) {
+		depth += (*p == '(') - (*p == ')');
+		bool start = !depth && (p == ops || strchr("$,-", p[-1]));
+		/* an index without its scale: objdump writes ",1" */
+		if (*p == ')' && p > ops && p[-1] != ')') {
+			const char *open = p;
+			while (open > ops && *open != '(')
+				open--;
+			int commas = 0;
+			for (const char *q = open; q < p; q++)
+				commas += *q == ',';
+			if (commas == 1 && strchr(open, '%') && strchr(strchr(open, ','), '%') &&
+			    strchr(open, ',') < p && o + 3 < sizeof(out))
+				o += (size_t)snprintf(out + o, sizeof(out) - o, ",1");
+		}
+		if (start && isdigit((unsigned char)*p) && !isalnum((unsigned char)p[1])) {
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "0x%c", *p);
+			continue;
+		}
+		out[o++] = *p;
+	}
+	out[o] = 0;
+	snprintf(ops, size, "%s", out);
+}
+
+static int feed_insn(struct pa_annotate *a, const struct ann_sym *s, csh h, const cs_insn *in,
+                     cs_arch arch, struct ann_listing *l)
+{
+	char ops[512], raw[128] = "", line[1024], mn[64];
+	format_ops(s, h, in, arch, ops, sizeof(ops));
+	snprintf(mn, sizeof(mn), "%s", in->mnemonic);
+	if (arch == CS_ARCH_X86 && !(a->opts.style && !strcmp(a->opts.style, "intel"))) {
+		att_mnemonic(in->mnemonic, ops, mn, sizeof(mn));
+		att_hex(ops, sizeof(ops));
+	}
+	if (a->opts.asm_raw) {
+		size_t o = 0;
+		for (size_t i = 0; i < in->size && o + 4 < sizeof(raw); i++)
+			o += (size_t)snprintf(raw + o, sizeof(raw) - o, "%02x ", in->bytes[i]);
+		snprintf(raw + o, sizeof(raw) - o, "%*s\t", o < 21 ? (int)(21 - o) : 0, "");
+	}
+	if (*ops)
+		snprintf(line, sizeof(line), "%" PRIx64 ":\t%s%-6s %s", in->address, raw, mn, ops);
+	else
+		snprintf(line, sizeof(line), "%" PRIx64 ":\t%s%s", in->address, raw, mn);
+	return ann_listing_feed(l, line, s->start, s->end);
+}
+
+/* Samples fall on instructions' starts: an instruction decoded at
+ * [at, end) that holds one inside is a misreading (capstone 4 does not
+ * know every extension, AVX-512 among them, and steps on byte by byte
+ * from there); *next: the first sampled address after at, or at. */
+static bool straddles(const struct ann_sym *s, uint64_t at, uint64_t end, uint64_t *next)
+{
+	size_t lo = 0, hi = s->nr_addrs;
+	uint64_t off = at - s->start;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->addrs[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*next = lo < s->nr_addrs ? s->start + s->addrs[lo].off : at;
+	return lo < s->nr_addrs && *next < end;
+}
+
+static int run_capstone(struct pa_annotate *a, const struct ann_sym *s, const struct code *c,
+                        struct ann_src *src, struct ann_listing *l, struct pa_err *err)
+{
+	csh h;
+	cs_insn *in = NULL;
+	struct src_state st = {0};
+	int rc = 0;
+	if (cs_open(c->arch, c->mode, &h) != CS_ERR_OK)
+		return pa_err_set(err, -PA_ERR_UNSUPPORTED,
+		                  "annotate: capstone cannot open the arch");
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	if (c->x86)
+		cs_option(h, CS_OPT_SYNTAX,
+		          a->opts.style && !strcmp(a->opts.style, "intel") ? CS_OPT_SYNTAX_INTEL
+		                                                           : CS_OPT_SYNTAX_ATT);
+	const uint8_t *code = c->bytes;
+	size_t len = c->len;
+	uint64_t base = s->start & (c->arch == CS_ARCH_ARM ? ~1ull : ~0ull), addr = base;
+	if (!(in = cs_malloc(h))) {
+		rc = pa_err_set(err, -ENOMEM, "annotate: %s", strerror(ENOMEM));
+		goto out;
+	}
+	while (len) {
+		uint64_t at = addr, next;
+		bool ok = cs_disasm_iter(h, &code, &len, &addr, in);
+		if (ok && !straddles(s, at, addr, &next)) {
+			if ((src && (rc = feed_source(a, src, s, at, &st, l))) ||
+			    (rc = feed_insn(a, s, h, in, c->arch, l)))
+				goto out;
+			continue;
+		}
+		/* objdump's "(bad)"; what follows it from the next sampled
+		 * address on (one is always an instruction's start), else
+		 * from the next byte */
+		char bad[64];
+		snprintf(bad, sizeof(bad), "%" PRIx64 ":\t(bad)", at);
+		if ((rc = ann_listing_feed(l, bad, s->start, s->end)))
+			goto out;
+		if (!ok || next <= at)
+			next = at + 1;
+		size_t skip = (size_t)(next - at);
+		code = c->bytes + (at - base) + skip;
+		len = c->len - (size_t)(at - base) - skip;
+		addr = next;
+	}
+out:
+	if (rc == -ENOMEM)
+		pa_err_set(err, rc, "annotate: %s", strerror(ENOMEM));
+	if (in)
+		cs_free(in, 1);
+	cs_close(&h);
+	return rc;
+}
+
+/* objdump's first lines as perf keeps them (the file's own line dropped) */
+static int feed_head(const struct ann_sym *s, const char *secname, struct ann_listing *l)
+{
+	char buf[1024];
+	int rc = 0;
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = ann_listing_feed(l, "", s->start, s->end);
+	snprintf(buf, sizeof(buf), "Disassembly of section %s:", secname ? secname : ".text");
+	if (rc || (rc = ann_listing_feed(l, buf, s->start, s->end)) ||
+	    (rc = ann_listing_feed(l, "", s->start, s->end)))
+		return rc;
+	snprintf(buf, sizeof(buf), "%016" PRIx64 " <%s>:", s->start, s->sym->name);
+	return ann_listing_feed(l, buf, s->start, s->end);
+}
+
+bool pa_annotate_has_capstone(void)
+{
+	return true;
+}
+
+int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const char *path,
+                        struct ann_listing *l, struct pa_err *err)
+{
+	struct code c = {0};
+	const char *why = NULL;
+	struct ann_src *src = NULL;
+	Elf *elf = NULL;
+	GElf_Ehdr eh;
+	int rc;
+	elf_version(EV_CURRENT);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pa_err_set(err, -PA_ERR_NOT_FOUND, "'%s': %s", path, strerror(errno));
+	if (!(elf = elf_begin(fd, ELF_C_READ, NULL)) || !gelf_getehdr(elf, &eh)) {
+		rc = pa_err_set(err, -PA_ERR_NOT_FOUND, "'%s' is not an ELF file", path);
+		goto out;
+	}
+	if (!pick_arch(&eh, s->start, &c)) {
+		rc = pa_err_set(err, -PA_ERR_NOT_FOUND,
+		                "capstone does not know the arch of '%s' "
+		                "(e_machine %u)",
+		                path, (unsigned)eh.e_machine);
+		goto out;
+	}
+	uint64_t start = s->start & (c.arch == CS_ARCH_ARM ? ~1ull : ~0ull);
+	if ((rc = read_code(elf, fd, start, s->end, &c, &why))) {
+		if (rc == -ENOMEM)
+			pa_err_set(err, rc, "annotate: %s", strerror(ENOMEM));
+		else
+			pa_err_set(err, rc, "%s", why);
+		goto out;
+	}
+	src = ann_src_open(path);
+	if ((rc = feed_head(s, c.secname, l))) {
+		pa_err_set(err, rc, "annotate: %s", strerror(ENOMEM));
+		goto out;
+	}
+	rc = run_capstone(a, s, &c, src, l, err);
+out:
+	ann_src_free(src);
+	free(c.bytes);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}
+#endif

@@ -1,0 +1,132 @@
+/* internal.h - shared by annotate/ sources only. */
+#ifndef PA_ANNOTATE_INTERNAL_H
+#define PA_ANNOTATE_INTERNAL_H
+
+#include "annotate/annotate.h"
+#include "buildid/buildid.h"
+
+/* Samples of one member event at one offset of a symbol (perf's
+ * sym_hist_entry). */
+struct ann_addr {
+	uint64_t off;
+	uint32_t member;
+	uint64_t hits, period;
+};
+
+/* A symbol's share under one comm: perf's hist entries, which rank it
+ * (period per member event). */
+struct ann_comm {
+	const char *comm;
+	uint64_t *period;
+};
+
+/* One symbol of one event, or of one event group (recorded with perf
+ * record -e '{a,b}': its members shown side by side, as perf does): perf's
+ * annotation of a symbol. */
+struct ann_sym {
+	unsigned evsel;      /* the event, or the group's leader */
+	unsigned nr_members; /* 1, or the group's events */
+	struct pa_dso *dso;
+	const struct pa_sym *sym;
+	uint64_t start, end;           /* objdump addresses: [start, end) */
+	uint64_t *nr_samples, *period; /* per member */
+	struct ann_addr *addrs;        /* one per sample until merged (hist.c), then by offset */
+	size_t nr_addrs, cap_addrs;
+	struct ann_comm *comms;
+	size_t nr_comms, cap_comms;
+	const uint64_t *rank_period; /* its first hist entry's, per member */
+	const char *rank_comm;
+	bool hidden;       /* under --percent-limit */
+	uint64_t map_base; /* the map-relative address of its start (locations') */
+};
+
+struct ann_event {
+	uint64_t nr_samples, total_period;
+	unsigned leader, member; /* its group's leader, its index there */
+	unsigned nr_members;     /* a leader's: its group's events */
+	char name[512];          /* a leader's: perf's group description */
+};
+
+struct pa_annotate {
+	struct pa_trace *trace;
+	struct pa_resolver *res;
+	struct pa_annotate_opts opts;
+	struct pa_u64map map;  /* (symbol, event) -> struct ann_sym * */
+	struct ann_sym **syms; /* ranked (after pa_annotate_new) */
+	size_t nr_syms, cap_syms;
+	size_t nr_shown;
+	struct ann_event *events;
+	unsigned nr_events;
+	struct pa_finder *finder;
+	struct pa_u64map noted; /* DSOs already noted as without bytes */
+	char *last_path;        /* -l: the srcline printed last (print.c) */
+	struct pa_arena arena;
+};
+
+/* One line of a symbol's listing (perf's annotation_line): off -1 for a
+ * line that is not an instruction of the symbol. */
+struct ann_line {
+	int64_t off;
+	int line_nr;
+	const char *text;
+};
+
+struct ann_listing {
+	struct ann_line *v;
+	size_t n, cap;
+	int line_nr; /* perf's running line number */
+	struct pa_arena arena;
+};
+
+void ann_listing_init(struct ann_listing *l);
+void ann_listing_release(struct ann_listing *l);
+/* Feed one line of objdump's output (or of its imitation) through perf
+ * 6.1's parser (symbol__disassemble + symbol__parse_objdump_line): trimmed,
+ * tabs expanded, "/FILE:LINE" lines set the line number, "ADDR:" lines in
+ * [start, end) become instructions. 0 or -ENOMEM. */
+int ann_listing_feed(struct ann_listing *l, const char *raw, uint64_t start, uint64_t end);
+
+/* hist.c: gather and rank */
+int ann_hist_gather(struct pa_annotate *a, struct pa_err *err);
+
+/* The binary of a DSO (via the finder), malloc'd; NULL with *why set. */
+char *ann_binary_path(struct pa_annotate *a, const struct pa_dso *d, const char **why);
+
+/* disasm.c: capstone, objdump-like lines into the listing */
+int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const char *path,
+                        struct ann_listing *l, struct pa_err *err);
+/* objdump.c: run opts.objdump as perf does, its output into the listing */
+int ann_disasm_objdump(struct pa_annotate *a, const struct ann_sym *s, const char *path,
+                       struct ann_listing *l, struct pa_err *err);
+
+/* source.c: DWARF source lines of a binary (libdw) */
+struct ann_src;
+struct ann_src *ann_src_open(const char *path);
+void ann_src_free(struct ann_src *s);
+/* The line at addr: its file (full path, as DWARF names it), line,
+ * discriminator and innermost function (inlined or not); false when
+ * DWARF has none. Strings live until ann_src_free. */
+bool ann_src_at(struct ann_src *s, uint64_t addr, const char **file, int *line, unsigned *discr,
+                const char **func);
+/* Line number n (1-based) of file, without its newline, or NULL. */
+const char *ann_src_text(struct ann_src *s, const char *file, int n);
+
+/* annotate.c: the recording's events and groups into a->events */
+int ann_events_init(struct pa_annotate *a);
+
+/* print.c: per-line percentages and perf's --stdio text */
+struct ann_pct {
+	double pct; /* as the percent type says */
+	uint64_t hits, period;
+};
+/* line i's numbers for member event m */
+void ann_line_pct(const struct pa_annotate *a, const struct ann_sym *s, const struct ann_listing *l,
+                  size_t i, unsigned m, struct ann_pct *out);
+int ann_print_stdio(struct pa_annotate *a, const struct ann_sym *s, const struct ann_listing *l,
+                    FILE *out);
+/* The listing of a symbol: 0, -PA_ERR_NOT_FOUND with *why (no bytes),
+ * or another error. */
+int ann_make_listing(struct pa_annotate *a, const struct ann_sym *s, struct ann_listing *l,
+                     const char **why, struct pa_err *err);
+
+#endif

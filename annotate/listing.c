@@ -1,0 +1,89 @@
+/* listing.c - a symbol's lines as perf 6.1 parses objdump's output
+ * (symbol__disassemble, symbol__parse_objdump_line). */
+#include "annotate/internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ann_listing_init(struct ann_listing *l)
+{
+	memset(l, 0, sizeof(*l));
+	pa_arena_init(&l->arena, 64 << 10);
+}
+
+void ann_listing_release(struct ann_listing *l)
+{
+	free(l->v);
+	pa_arena_release(&l->arena);
+	memset(l, 0, sizeof(*l));
+}
+
+/* perf's strim() then expand_tabs(): into the arena */
+static char *clean(struct ann_listing *l, const char *raw)
+{
+	size_t n = strlen(raw);
+	while (n && isspace((unsigned char)raw[n - 1]))
+		n--;
+	while (n && isspace((unsigned char)*raw)) {
+		raw++;
+		n--;
+	}
+	size_t tabs = 0;
+	for (size_t i = 0; i < n; i++)
+		tabs += raw[i] == '\t';
+	char *out = pa_arena_alloc_raw(&l->arena, n + tabs * 7 + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (raw[i] != '\t') {
+			out[o++] = raw[i];
+			continue;
+		}
+		do
+			out[o++] = ' ';
+		while (o % 8);
+	}
+	out[o] = 0;
+	return out;
+}
+
+/* perf's file_lineno regex, "^/[^:]+:([0-9]+)": the line number or -1 */
+static int file_lineno(const char *s)
+{
+	if (s[0] != '/')
+		return -1;
+	const char *c = strchr(s, ':');
+	if (!c || c - s < 2 || !isdigit((unsigned char)c[1]))
+		return -1;
+	return atoi(c + 1);
+}
+
+int ann_listing_feed(struct ann_listing *l, const char *raw, uint64_t start, uint64_t end)
+{
+	char *s = clean(l, raw);
+	if (!s)
+		return -ENOMEM;
+	int nr = file_lineno(s);
+	if (nr >= 0) {
+		l->line_nr = nr;
+		return 0;
+	}
+	int64_t off = -1;
+	char *tmp;
+	errno = 0;
+	unsigned long long ip = strtoull(s, &tmp, 16);
+	if (s != tmp && tmp[0] == ':' && tmp[1]) {
+		if (ip >= start && ip < end) {
+			off = (int64_t)(ip - start);
+			s = tmp + 1;
+		}
+	}
+	if (PA_GROW(l->v, l->cap, l->n + 1, 64))
+		return -ENOMEM;
+	l->v[l->n++] = (struct ann_line){.off = off, .line_nr = l->line_nr, .text = s};
+	l->line_nr++;
+	return 0;
+}

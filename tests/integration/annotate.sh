@@ -1,0 +1,381 @@
+#!/usr/bin/env bash
+# pa annotate vs perf annotate 6.1 --stdio.
+#
+#   1. Without perf: the fixture testdata/inline/inline.data (a -O2 -g C++
+#      program, its binary under testdata/inline/symfs): capstone's listing
+#      has the same instructions, addresses, sample counts and percentages
+#      as the listing made with --objdump (binutils' objdump, when here);
+#      --html writes one page; usage errors exit 1 and bad input is one
+#      line naming the file and the offset, exit 2. Against perf too when
+#      it is here: --objdump's whole text equals perf annotate's.
+#   2. A recording made now of a -O2 -g C program: for the whole file and
+#      each of its hottest symbols, with perf annotate's options (-n,
+#      --show-total-period, --percent-type, --percent-limit, --asm-raw, -l,
+#      --no-source, -M intel, -s, -d), pa annotate --objdump objdump equals
+#      perf annotate --stdio byte for byte, and pa's own (capstone) listing
+#      has perf's addresses and numbers.
+# Kernel symbols: perf prints nothing for them without vmlinux or kcore,
+# pa prints nothing either and says so on stderr, once per DSO.
+. "$(dirname "$0")/lib.sh"
+cd "$WORK" || exit 1
+private_home
+have_perf=0
+command -v perf >/dev/null 2>&1 && have_perf=1
+have_objdump=0
+command -v objdump >/dev/null 2>&1 && have_objdump=1
+
+# same_l WHAT EXPECTED ACTUAL: same(), for -l's text: perf 6.1 compares an
+# instruction's " // FILE:LINE" with the last one printed through a pointer
+# into the previous symbol's freed lines, so whether it repeats the first
+# path of a symbol varies from run to run; pass (with a note) when only
+# those suffixes differ.
+same_l() {
+	if ! cmp -s "$2" "$3"; then
+		sed 's| // .*$||' "$2" >"$2.nopath"
+		sed 's| // .*$||' "$3" >"$3.nopath"
+		if cmp -s "$2.nopath" "$3.nopath"; then
+			CHECKS=$((CHECKS + 1))
+			note "$1: only perf's ' // FILE:LINE' after a symbol change differs (freed memory in perf)"
+			return 0
+		fi
+	fi
+	same "$@"
+}
+
+# The instruction lines of a listing: header lines, then "NUMBER ADDRESS"
+# for each instruction (what capstone's listing must share with objdump's).
+numbers() {
+	sed -nE '/Source code & Disassembly/p; s/^(.*) : +([0-9a-f]+):.*/\1 \2/p' "$1"
+}
+
+# The symbols (their order in the text) whose capstone listing has
+# "(bad)" lines: capstone 4 does not know every x86 extension (AVX-512's
+# EVEX instructions in libc's string functions), objdump does.
+bad_blocks() { awk '/Source code & Disassembly/ {n++} /: +[0-9a-f]+: +\(bad\)/ {print n}' "$1" | sort -u; }
+drop_blocks() { awk 'NR == FNR {bad[$1] = 1; next} /Source code & Disassembly/ {n++} !(n in bad)' "$1" "$2"; }
+
+# check_numbers WHAT EXPECTED(perf or objdump text) ACTUAL(capstone text)
+check_numbers() {
+	numbers "$2" >"$2.num"
+	numbers "$3" >"$3.num"
+	if [ ! -s "$2.num" ]; then
+		fail "$1: nothing annotated"
+		return
+	fi
+	bad_blocks "$3" >"$3.bad"
+	if [ -s "$3.bad" ] && ! grep -q '(bad)' "$2"; then
+		note "$1: $(wc -l <"$3.bad") symbol(s) with instructions capstone 4 cannot decode, not compared"
+		drop_blocks "$3.bad" "$2.num" >"$2.num.kept"
+		drop_blocks "$3.bad" "$3.num" >"$3.num.kept"
+		mv "$2.num.kept" "$2.num"
+		mv "$3.num.kept" "$3.num"
+	fi
+	same "$1" "$2.num" "$3.num"
+}
+
+# ---- 1. the inline fixture (no perf needed) -------------------------------------
+FIX=$TESTDATA/inline/inline.data
+SYMFS=$TESTDATA/inline/symfs
+if pa annotate -i "$FIX" --symfs "$SYMFS" --stdio >cs.txt 2>cs.err; then
+	CHECKS=$((CHECKS + 1))
+	grep -q '^ Percent |	Source code & Disassembly of prog for ' cs.txt ||
+		fail "fixture: no perf-style header in pa annotate's text"
+	grep -Eq '^ +[0-9]+\.[0-9]{2} : +[0-9a-f]+:   [a-z]' cs.txt ||
+		fail "fixture: no instruction lines"
+else
+	fail "fixture: pa annotate failed: $(head -n 2 cs.err)"
+fi
+if [ $have_objdump = 1 ]; then
+	for o in "" "-n" "--show-total-period" "--no-source" "--percent-type local-hits" "-M intel"; do
+		# shellcheck disable=SC2086
+		if ! pa annotate -i "$FIX" --symfs "$SYMFS" $o >cs.txt 2>cs.err ||
+			! pa annotate -i "$FIX" --symfs "$SYMFS" --objdump objdump $o >od.txt 2>od.err; then
+			fail "fixture '$o': pa annotate failed: $(head -n 2 cs.err od.err)"
+			continue
+		fi
+		check_numbers "fixture '$o': capstone vs objdump listing" od.txt cs.txt
+		if [ $have_perf = 1 ]; then
+			# shellcheck disable=SC2086
+			perf annotate -i "$FIX" --symfs "$SYMFS" --stdio $o >exp 2>/dev/null
+			same "fixture '$o': pa annotate --objdump vs perf annotate" exp od.txt
+		fi
+	done
+else
+	note "no objdump: capstone's listing not compared with objdump's"
+fi
+
+# one page, every symbol of the text in it
+if pa annotate -i "$FIX" --symfs "$SYMFS" --html -o page.html 2>html.err; then
+	CHECKS=$((CHECKS + 1))
+	if ! grep -q '^<!DOCTYPE html>' page.html || ! grep -q '<table class=code>' page.html; then
+		fail "--html: not the page expected"
+	fi
+	sed -n 's/.*Disassembly of prog for [^ ]* (\([0-9]*\) samples.*/\1/p' cs.txt | head -n 1 >n.exp
+	grep -q "($(cat n.exp) samples)" page.html || fail "--html: the hottest symbol's samples missing"
+else
+	fail "--html: pa failed: $(head -n 2 html.err)"
+fi
+
+# the page in headless Chromium: every symbol ranked and linked, source
+# beside assembly, the hottest line shaded
+CHROMIUM=${PA_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+nsyms=$(grep -c 'Source code & Disassembly' cs.txt)
+if [ -z "$CHROMIUM" ] || ! command -v python3 >/dev/null 2>&1; then
+	note "no chromium or python3: --html's page not checked in a browser"
+elif [ -s cs.err ]; then
+	note "fixture: symbols without bytes ($(head -n 1 cs.err)): page not checked in a browser"
+else
+	mkdir -p cdp
+	python3 "$HERE/annotate_cdp.py" "$CHROMIUM" "$WORK/cdp" page.html "$nsyms" >cdp.out 2>&1
+	st=$?
+	CHECKS=$((CHECKS + 1))
+	case $st in
+	0) ;;
+	77) note "chromium cannot be driven over the DevTools protocol: page not checked" ;;
+	*) fail "--html: browser checks: $(grep FAIL cdp.out | head -n 3)" ;;
+	esac
+fi
+
+# usage errors (exit 1), bad input (one line naming file and offset, exit 2)
+for o in "--percent-type nope" "-M nope" "--html" "a b"; do
+	# shellcheck disable=SC2086
+	pa annotate -i "$FIX" --symfs "$SYMFS" $o >/dev/null 2>err
+	st=$?
+	CHECKS=$((CHECKS + 1))
+	[ $st -eq 1 ] || fail "'$o': exit $st, not 1"
+done
+head -c 3000 "$FIX" >trunc.data
+pa annotate -i trunc.data >out 2>err
+st=$?
+CHECKS=$((CHECKS + 1))
+if [ $st -ne 2 ] || [ "$(wc -l <err)" -ne 1 ] || ! grep -q "^pa: 'trunc.data': .* at offset [0-9]" err; then
+	fail "truncated input: exit $st, '$(head -n 2 err)'"
+fi
+
+# ---- 1b. other architectures' code on this host (no perf needed) ------------------
+# A recording written by annotate_gen.py (little-endian, as this host's)
+# of one process that ran an s390x or i386 function: instruction K of the
+# function took K samples. pa annotate -n must show exactly that, at the
+# addresses the cross objdump gives, whatever pa runs on.
+cross_case() {
+	local arch=$1 gcc=$1-linux-gnu-gcc od=$1-linux-gnu-objdump v s k x
+	if ! command -v "$gcc" >/dev/null 2>&1 || ! command -v "$od" >/dev/null 2>&1 ||
+		! command -v readelf >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+		note "$arch: no $gcc, $od, readelf or python3: not checked"
+		return
+	fi
+	echo 'int f(int x){int s=0;for(int i=0;i<x;i++)s+=i*i;return s;}' >"x.c"
+	if ! "$gcc" -O2 -g -nostdlib -static -Wl,-e,f -o "$PWD/x.$arch" x.c 2>cc.err; then
+		note "$arch: $gcc cannot link a freestanding program: not checked"
+		return
+	fi
+	read -r v s < <(readelf -sW "x.$arch" | awk '$8 == "f" {print $2, $3}')
+	"$od" -d --start-address=0x"$v" --stop-address="$(printf '0x%x' $((0x$v + s)))" "x.$arch" |
+		sed -nE 's/^ *([0-9a-f]+):.*/\1/p' >"$arch.addrs"
+	local args=() expect=() total=0
+	k=1
+	while read -r x; do
+		args+=("$x:$k")
+		expect+=("$k $x")
+		total=$((total + k))
+		k=$((k + 1))
+	done <"$arch.addrs"
+	python3 "$HERE/annotate_gen.py" "$arch.data" "$PWD/x.$arch" "${args[@]}" ||
+		{ fail "$arch: generator failed"; return; }
+	if ! pa annotate -i "$arch.data" -n >"$arch.cs" 2>"$arch.err"; then
+		fail "$arch: pa annotate failed: $(head -n 2 "$arch.err")"
+		return
+	fi
+	printf '%s\n' "${expect[@]}" >"$arch.exp"
+	awk '/ : +[0-9a-f]+:/ {print $1, $3}' "$arch.cs" | sed 's/:$//' >"$arch.got"
+	same "$arch: capstone listing's samples per instruction" "$arch.exp" "$arch.got"
+	CHECKS=$((CHECKS + 1))
+	grep -q "Disassembly of x.$arch for cpu-clock ($total samples, " "$arch.cs" ||
+		fail "$arch: header without the $total samples"
+	pa annotate -i "$arch.data" -n --objdump "$od" >"$arch.od" 2>"$arch.err" ||
+		fail "$arch: pa annotate --objdump $od failed: $(head -n 2 "$arch.err")"
+	check_numbers "$arch: capstone vs $od listing" "$arch.od" "$arch.cs"
+}
+cross_case s390x
+cross_case i686
+
+# JIT code (perf-PID.map names, no bytes): one line on stderr, no text;
+# the map as pa archive files it in a build-id cache
+if command -v python3 >/dev/null 2>&1 && command -v sha1sum >/dev/null 2>&1; then
+	printf '7f0000000000 40 jitfunc\n' >jit.map
+	sha=$(sha1sum jit.map | cut -c1-40)
+	mkdir -p "bc/tmp/perf-4242.map/$sha" "bc/.build-id/${sha:0:2}"
+	cp jit.map "bc/tmp/perf-4242.map/$sha/perf-map"
+	ln -s "../../tmp/perf-4242.map/$sha" "bc/.build-id/${sha:0:2}/${sha:2}"
+	python3 "$HERE/annotate_gen.py" jit.data //anon 7f0000000010:3 7f0000000020:2 ||
+		fail "jit: generator failed"
+	pa annotate -i jit.data --buildid-dir bc >out 2>err
+	st=$?
+	CHECKS=$((CHECKS + 1))
+	if [ $st -ne 0 ] || [ -s out ] || [ "$(wc -l <err)" -ne 1 ] ||
+		! grep -q "^pa: annotate: no bytes for 'jitfunc' in '/tmp/perf-4242.map': JIT code" err; then
+		fail "jit: exit $st, stdout $(wc -c <out) bytes, stderr '$(head -n 2 err)'"
+	fi
+fi
+
+# ---- 2. a recording made now ----------------------------------------------------
+if [ $have_perf = 0 ] || [ $have_objdump = 0 ] || ! command -v gcc >/dev/null 2>&1; then
+	note "no perf, objdump or gcc: no recording compared"
+	finish
+fi
+cat >hot.c <<'EOF'
+#include <stdlib.h>
+static volatile unsigned long sink;
+static inline unsigned long mix(unsigned long x)
+{
+	return x * 6364136223846793005ul + 1442695040888963407ul;
+}
+__attribute__((noinline)) unsigned long lcg(unsigned long x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x = mix(x) ^ (x >> 7);
+	return x;
+}
+__attribute__((noinline)) double fsum(const double *a, int n)
+{
+	double s = 0;
+	for (int i = 0; i < n; i++)
+		s += a[i] * a[i] / (1.0 + a[i]);
+	return s;
+}
+__attribute__((noinline)) void bsort(int *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j + 1 < n - i; j++)
+			if (v[j] > v[j + 1]) {
+				int t = v[j];
+				v[j] = v[j + 1];
+				v[j + 1] = t;
+			}
+}
+__attribute__((noinline)) unsigned long crc(const unsigned char *p, int n)
+{
+	unsigned long c = ~0ul;
+	for (int i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320ul & -(c & 1));
+	}
+	return c;
+}
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 100;
+	static double a[4096];
+	static int v[400];
+	static unsigned char b[8192];
+	for (int i = 0; i < 4096; i++)
+		a[i] = i * 0.5;
+	unsigned long x = 1;
+	double s = 0;
+	for (int r = 0; r < rounds; r++) {
+		x = lcg(x, 40000);
+		s += fsum(a, 4096);
+		for (int i = 0; i < 400; i++)
+			v[i] = (int)((x >> (i % 40)) & 0xffff) ^ i;
+		bsort(v, 400);
+		for (int i = 0; i < 8192; i++)
+			b[i] = (unsigned char)(x >> (i % 50));
+		x ^= crc(b, 8192);
+	}
+	sink = x + (unsigned long)s;
+	return 0;
+}
+EOF
+gcc -O2 -g -o hot hot.c || skip "cannot build the workload"
+perf record -q -F 4999 -o hot.data -- ./hot 150 >/dev/null 2>rec.err ||
+	skip "perf record does not work here: $(head -n 2 rec.err | tr '\n' ' ')"
+[ -s hot.data ] || skip "perf record wrote nothing"
+
+# the hottest user symbols, as perf report ranks them
+perf report -i hot.data --stdio --sort sym 2>/dev/null | awk '/\[\.\]/ {print $3}' | head -n 4 >hottest
+[ -s hottest ] || fail "perf report names no user symbol"
+
+opts=("" "-n" "--show-total-period" "--percent-type global-period" "--percent-type local-hits"
+	"--percent-type global-hits" "--percent-limit 1" "--asm-raw" "-l" "--no-source" "-M intel"
+	"-d hot" "-P")
+for o in "${opts[@]}"; do
+	in_subset $((CASE++)) || continue
+	# shellcheck disable=SC2086
+	perf annotate -i hot.data --stdio $o >exp 2>/dev/null
+	# shellcheck disable=SC2086
+	if ! pa annotate -i hot.data --stdio --objdump objdump $o >got 2>got.err; then
+		fail "'$o': pa annotate --objdump failed: $(head -n 2 got.err)"
+		continue
+	fi
+	same_l "whole file '$o': pa annotate --objdump vs perf annotate" exp got
+	case $o in
+	--asm-raw | "-M intel" | "--no-source" | "-l") ;; # (text only: capstone's differs)
+	*)
+		# shellcheck disable=SC2086
+		pa annotate -i hot.data --stdio $o >cs 2>cs.err ||
+			fail "'$o': pa annotate failed: $(head -n 2 cs.err)"
+		check_numbers "whole file '$o': capstone listing's numbers vs perf's" exp cs
+		;;
+	esac
+done
+while read -r sym; do
+	for o in "" "-n" "--percent-type global-period"; do
+		in_subset $((CASE++)) || continue
+		# shellcheck disable=SC2086
+		perf annotate -i hot.data --stdio $o "$sym" >exp 2>/dev/null
+		# shellcheck disable=SC2086
+		pa annotate -i hot.data --stdio --objdump objdump $o "$sym" >got 2>got.err
+		same "$sym '$o': pa annotate --objdump vs perf annotate" exp got
+		# shellcheck disable=SC2086
+		pa annotate -i hot.data $o -s "$sym" >cs 2>cs.err
+		check_numbers "$sym '$o': capstone listing's numbers vs perf's" exp cs
+	done
+done <hottest
+
+# -l with capstone's listing: perf's per-line summaries, the same numbers
+# (the " // FILE:LINE" after instructions: see same_l)
+summaries() { awk '/^Sorted summary/ {f = 1} / (Percent|Samples|Period) +\|/ {f = 0} f' "$1"; }
+perf annotate -i hot.data --stdio -l >exp 2>/dev/null
+pa annotate -i hot.data -l >cs 2>cs.err || fail "-l: pa annotate failed: $(head -n 2 cs.err)"
+summaries exp >exp.sum
+summaries cs >cs.sum
+[ -s exp.sum ] || fail "-l: perf printed no summary"
+same "-l: capstone listing's source line summaries vs perf's" exp.sum cs.sum
+
+# two events, and two events recorded as a group (perf shows the group's
+# members side by side, the leader's numbers ranking the symbols)
+for ev in "two|cpu-clock,task-clock" "group|{cpu-clock,task-clock}"; do
+	IFS='|' read -r name e <<<"$ev"
+	if ! perf record -q -e "$e" -F 2999 -o "$name.data" -- ./hot 60 >/dev/null 2>rec.err; then
+		note "$name: perf record -e '$e' failed here: $(head -n 1 rec.err)"
+		continue
+	fi
+	for o in "" "-n" "-l" "--percent-type global-period" "--show-total-period -s lcg"; do
+		in_subset $((CASE++)) || continue
+		# shellcheck disable=SC2086
+		perf annotate -i "$name.data" --stdio $o >exp 2>/dev/null
+		# shellcheck disable=SC2086
+		pa annotate -i "$name.data" --objdump objdump $o >got 2>got.err
+		same_l "$name '$o': pa annotate --objdump vs perf annotate" exp got
+		[ "$o" = -l ] && continue
+		# shellcheck disable=SC2086
+		pa annotate -i "$name.data" $o >cs 2>cs.err
+		check_numbers "$name '$o': capstone listing's numbers vs perf's" exp cs
+	done
+done
+
+# inlined code: the capstone listing names the inlined function, as
+# objdump -l does
+pa annotate -i hot.data lcg >cs 2>/dev/null
+CHECKS=$((CHECKS + 1))
+grep -q ': [0-9]* *mix():$' cs || fail "lcg: the code inlined from mix() is not named"
+
+# kernel symbols without an image: one note on stderr per DSO, no text
+if perf report -i hot.data --stdio --sort dso 2>/dev/null | grep -q '\[kernel\.kallsyms\]'; then
+	pa annotate -i hot.data >/dev/null 2>err
+	CHECKS=$((CHECKS + 1))
+	[ "$(grep -c "in '\[kernel.kallsyms\]'" err)" -eq 1 ] ||
+		fail "kernel samples: not one note: $(head -n 3 err)"
+fi
+finish
