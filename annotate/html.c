@@ -6,28 +6,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <string.h>
 
+/* text for the page (util's XML escaping) */
 static void put_html(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
+	pa_put_xml(out, s, strlen(s), SIZE_MAX);
 }
 
 static const char style[] = "body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"

@@ -29,14 +29,14 @@ static void put_legend(FILE *out, const struct pa_flame *fg, const struct pa_fla
 		"frame&#39;s self %s from the baseline (strongest %s). Widths: the new profile, ",
 		c->diff_raw ? "samples" : "share", pa_flame_change_str(ch, c, c->max_change));
 	fprintf(out, "%s ", pa_flame_commas(num[0], fg->root->value));
-	pa_flame_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
+	pa_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
 	fprintf(out, "; baseline %s.<br><i class=\"new\"></i> only in new. ",
 		pa_flame_commas(num[1], fg->root->base));
 	if (c->base_only_frames) {
 		fprintf(out, "<span id=\"base-only\">Frames only in the baseline: %s (%s ",
 			pa_flame_commas(num[0], c->base_only_frames),
 			pa_flame_commas(num[1], c->base_only_value));
-		pa_flame_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
+		pa_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
 		fputs("), not drawn: they have no width in the new profile; their parents&#39; "
 		      "details count them.</span>",
 		      out);
@@ -74,15 +74,15 @@ int pa_flame_write_html(struct pa_flame *fg, FILE *out, const struct pa_flame_co
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"pa flamegraph\">\n<title>",
 	      out);
-	pa_flame_put_xml(out, c->title, strlen(c->title), SIZE_MAX);
+	pa_put_xml(out, c->title, strlen(c->title), SIZE_MAX);
 	fputs("</title>\n<style>\n", out);
 	fputs(pa_flame_asset_html_css, out);
 	fputs("</style>\n</head>\n<body>\n<header>\n<h1 id=\"title\">", out);
-	pa_flame_put_xml(out, c->title, strlen(c->title), SIZE_MAX);
+	pa_put_xml(out, c->title, strlen(c->title), SIZE_MAX);
 	fputs("</h1>\n", out);
 	if (c->subtitle) {
 		fputs("<p id=\"subtitle\">", out);
-		pa_flame_put_xml(out, c->subtitle, strlen(c->subtitle), SIZE_MAX);
+		pa_put_xml(out, c->subtitle, strlen(c->subtitle), SIZE_MAX);
 		fputs("</p>\n", out);
 	}
 	if (c->diff)

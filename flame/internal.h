@@ -68,9 +68,6 @@ static inline struct pa_flame_node *pa_flame_next(struct pa_flame_node *n, bool 
 /* Code points in s, as pa_utf8_next (util.h) counts them. */
 size_t pa_flame_utf8_count(const char *s, size_t len);
 
-/* Write s escaped for XML/HTML text and attribute values; at most maxcp
- * code points (SIZE_MAX: all). */
-void pa_flame_put_xml(FILE *out, const char *s, size_t len, size_t maxcp);
 /* 1234567 -> "1,234,567" (buf of 32 bytes). */
 const char *pa_flame_commas(char *buf, uint64_t v);
 

@@ -1,5 +1,5 @@
-/* out.c - what both writers use: XML escaping, colours, options, and
- * pa_flame_write() itself (UTF-8 cleaning and JSON strings: util/). */
+/* out.c - what both writers use: colours, options, and pa_flame_write()
+ * itself (UTF-8 cleaning, XML escaping and JSON strings: util/). */
 #include "internal.h"
 
 #include <errno.h>
@@ -14,35 +14,6 @@ size_t pa_flame_utf8_count(const char *s, size_t len)
 	for (size_t i = 0; i < len; n++)
 		i += pa_utf8_next(p + i, len - i, &cp);
 	return n;
-}
-
-void pa_flame_put_xml(FILE *out, const char *s, size_t len, size_t maxcp)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	uint32_t cp;
-	for (size_t i = 0, n = 0; i < len && n < maxcp; n++) {
-		i += pa_utf8_next(p + i, len - i, &cp);
-		switch (cp) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&#39;", out);
-			break;
-		default:
-			pa_put_utf8(out, cp);
-			break;
-		}
-	}
 }
 
 const char *pa_flame_commas(char *buf, uint64_t v)

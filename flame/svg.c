@@ -25,9 +25,9 @@ static void put_label(FILE *out, const struct pa_flame_name *nm, double w)
 		return;
 	size_t chars = (size_t)fit, have = pa_flame_utf8_count(nm->s, nm->len);
 	if (have <= chars) {
-		pa_flame_put_xml(out, nm->s, nm->len, SIZE_MAX);
+		pa_put_xml(out, nm->s, nm->len, SIZE_MAX);
 	} else {
-		pa_flame_put_xml(out, nm->s, nm->len, chars - 2);
+		pa_put_xml(out, nm->s, nm->len, chars - 2);
 		fputs("..", out);
 	}
 }
@@ -61,9 +61,9 @@ static void put_frame(FILE *out, const struct pa_flame *fg, const struct pa_flam
 	}
 	fprintf(out, "<g data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\"><title>",
 		(unsigned long long)n->x, (unsigned long long)n->value, n->depth);
-	pa_flame_put_xml(out, nm->s, nm->len, SIZE_MAX);
+	pa_put_xml(out, nm->s, nm->len, SIZE_MAX);
 	fprintf(out, " (%s ", pa_flame_commas(num, n->value));
-	pa_flame_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
+	pa_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
 	fprintf(out, ", %.2f%%", 100.0 * (double)n->value / (double)total);
 	if (kind_words[n->kind])
 		fprintf(out, ", %s", kind_words[n->kind]);
@@ -116,7 +116,7 @@ static void put_legend(FILE *out, const struct pa_flame *fg, const struct pa_fla
 		XPAD + 7 * 16 + 6, y + 11, c->diff_raw ? "samples" : "share",
 		pa_flame_change_str(ch, c, c->max_change));
 	fprintf(out, "%s ", pa_flame_commas(num[0], fg->root->value));
-	pa_flame_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
+	pa_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
 	fprintf(out, "; baseline %s.</text>\n", pa_flame_commas(num[1], fg->root->base));
 	fprintf(out,
 		"<rect x=\"%d\" y=\"%.1f\" width=\"16\" height=\"12\" fill=\"#fff\" stroke=\"#000\" "
@@ -126,7 +126,7 @@ static void put_legend(FILE *out, const struct pa_flame *fg, const struct pa_fla
 		fprintf(out, "Frames only in the baseline: %s (%s ",
 			pa_flame_commas(num[0], c->base_only_frames),
 			pa_flame_commas(num[1], c->base_only_value));
-		pa_flame_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
+		pa_put_xml(out, c->unit, strlen(c->unit), SIZE_MAX);
 		fputs("), not drawn: they have no width in the new profile; their parents&#39; "
 		      "details count them.",
 		      out);
@@ -193,11 +193,11 @@ int pa_flame_write_svg(struct pa_flame *fg, FILE *out, const struct pa_flame_con
 		"<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"url(#background)\"/>\n"
 		"<text id=\"title\" x=\"%.1f\" y=\"%d\">",
 		w, height, w / 2.0, FONT_SIZE * 2);
-	pa_flame_put_xml(out, c->title, strlen(c->title), SIZE_MAX);
+	pa_put_xml(out, c->title, strlen(c->title), SIZE_MAX);
 	fputs("</text>\n", out);
 	if (c->subtitle) {
 		fprintf(out, "<text id=\"subtitle\" x=\"%.1f\" y=\"%d\">", w / 2.0, FONT_SIZE * 4);
-		pa_flame_put_xml(out, c->subtitle, strlen(c->subtitle), SIZE_MAX);
+		pa_put_xml(out, c->subtitle, strlen(c->subtitle), SIZE_MAX);
 		fputs("</text>\n", out);
 	}
 	if (c->diff)

@@ -648,6 +648,35 @@ void pa_put_utf8(FILE *out, uint32_t cp)
 	}
 }
 
+void pa_put_xml(FILE *out, const char *s, size_t len, size_t maxcp)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	for (size_t i = 0, n = 0; i < len && n < maxcp; n++) {
+		i += pa_utf8_next(p + i, len - i, &cp);
+		switch (cp) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			pa_put_utf8(out, cp);
+			break;
+		}
+	}
+}
+
 void pa_put_json_str(FILE *out, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;

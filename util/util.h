@@ -133,6 +133,9 @@ void pa_put_utf8(FILE *out, uint32_t cp);
  * valid JSON and JavaScript, safe inside an HTML <script> and CDATA
  * ('<', '>', '&', U+2028/9 escaped). */
 void pa_put_json_str(FILE *out, const char *s, size_t len);
+/* s[0..len) as XML/HTML text or attribute value, cleaned as pa_utf8_next
+ * does (& < > " ' escaped), at most maxcp characters. */
+void pa_put_xml(FILE *out, const char *s, size_t len, size_t maxcp);
 
 /* Options structs that can grow (libbpf's): a struct starts with size_t
  * sz, its size as the caller knew it; opts NULL means defaults.
