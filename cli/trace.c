@@ -1,5 +1,5 @@
 /* trace.c - the session and trace of the commands that read every sample
- * (script, export). */
+ * (script, export, annotate). */
 #include "cli.h"
 #include "resolver/resolver.h"
 #include "session/session.h"
@@ -8,7 +8,9 @@ struct pa_trace *pa_cli_trace(struct pa_file *f, struct pa_trace_opts *to, struc
                               struct pa_session **s, struct pa_err *err)
 {
 	to->res.no_threads = pa_cli_no_threads();
+	/* (call chains copied only for a trace that reads them) */
 	struct pa_session_opts so = {.sz = sizeof(so),
+	                             .no_callchains = !to->callchains,
 	                             .no_reader_thread = pa_cli_no_threads(),
 	                             .keep_user_stacks = to->callchains && pa_cli_user_stacks(f),
 	                             .lazy_sample_loc = true};
