@@ -282,6 +282,16 @@ int pa_script_check_fields(struct pa_script *sc, struct pa_err *err)
 		int ret = first && o->fields ? check_attr(o, first, err) : 0;
 		if (ret)
 			return ret;
+		/* accepted as perf's names, not printed yet: said, rather than
+		 * a line without them */
+		const uint64_t branch = F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF | F_BRSTACKINSN |
+		                        F_BRSTACKINSNLEN;
+		for (size_t i = 0; first && i < PA_ARRAY_SIZE(fields); i++)
+			if (fields[i].bit & branch & o->fields)
+				return pa_err_set(err, PA_ERR_USAGE,
+				                  "-F %s: pa script does not print branch stacks yet "
+				                  "(pa report shows them: branch mode, -b)",
+				                  fields[i].name);
 	}
 	return 0;
 }

@@ -14,7 +14,8 @@
 #  3. with perf here: pa equals perf on recordings generated now from the
 #     programs built here and other seeds, for more key orders;
 #  4. -b without branch stacks and a branch key outside branch mode are
-#     refused (usage errors, exit 1), as perf refuses them.
+#     refused (usage errors, exit 1), as perf refuses them; pa script's
+#     branch fields (not printed yet) are refused, not left out silently.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 private_home
@@ -58,6 +59,12 @@ st=$?
 CHECKS=$((CHECKS + 1))
 [ $st = 1 ] && grep -q "dso_from" err.txt || fail "dso_from outside branch mode: exit $st, $(cat err.txt)"
 
+pa script -i "$B/le.data" --symfs "$B/symfs" -F ip,brstack >out.txt 2>err.txt
+st=$?
+CHECKS=$((CHECKS + 1))
+[ $st = 1 ] && ! [ -s out.txt ] && grep -q "brstack" err.txt ||
+	fail "pa script -F brstack (not printed yet) must say so: exit $st, $(cat err.txt)"
+
 # 3. live, against perf
 if ! command -v perf >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
 	note "no perf or python3: the live comparison is left out"
@@ -65,7 +72,7 @@ if ! command -v perf >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; th
 fi
 cc -O1 -g -fno-omit-frame-pointer -o burn "$TESTDATA/src/burn.c" &&
 	cc -O1 -g -fPIC -shared -o libbr.so "$TESTDATA/src/branch-lib.c" || exit 1
-keys=("" "--sort symbol_from" "--sort dso_to,mispredict,cycles" "--sort in_tx,abort,mispredict"
+keys=("" "--sort dso_to,mispredict,cycles" "--sort in_tx,abort,mispredict"
 	"--sort comm,addr_to" "--sort sym,abort" "--sort dso_from,in_tx" "--sort mispredict,comm"
 	"--sort cycles,pid" "-n --sort dso,cycles")
 for seed in 1 2 3; do
