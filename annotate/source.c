@@ -21,6 +21,12 @@ struct src_file {
 struct ann_src {
 	int fd;
 	Dwarf *dw;
+	/* the subprogram of the last address asked (listings go function by
+	 * function): its inlined scopes are searched below it alone, not from
+	 * the CU's root for each instruction (dwarf_getscopes' walk, which
+	 * made most of a whole-file annotation's time) */
+	Dwarf_Die sub;
+	bool have_sub;
 	struct src_file *files;
 	size_t nr_files, cap_files;
 };
@@ -53,17 +59,46 @@ void ann_src_free(struct ann_src *s)
 	free(s);
 }
 
+/* the innermost inlined subroutine below die (through lexical blocks)
+ * whose code holds addr, NULL when none */
+static const char *inlined_below(Dwarf_Die *die, uint64_t addr)
+{
+	Dwarf_Die child;
+	if (dwarf_child(die, &child))
+		return NULL;
+	do {
+		int tag = dwarf_tag(&child);
+		if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
+		    dwarf_haspc(&child, addr) > 0) {
+			const char *inner = inlined_below(&child, addr);
+			if (inner || tag == DW_TAG_lexical_block)
+				return inner;
+			return dwarf_diename(&child);
+		}
+	} while (!dwarf_siblingof(&child, &child));
+	return NULL;
+}
+
 /* the innermost function holding addr: an inlined one's name (through
  * its abstract origin), else the subprogram's */
-static const char *scope_func(Dwarf_Die *cu, uint64_t addr)
+static const char *scope_func(struct ann_src *s, Dwarf_Die *cu, uint64_t addr)
 {
+	if (s->have_sub && dwarf_haspc(&s->sub, addr) > 0) {
+		const char *name = inlined_below(&s->sub, addr);
+		return name ? name : dwarf_diename(&s->sub);
+	}
 	Dwarf_Die *scopes = NULL;
 	const char *name = NULL;
 	int n = dwarf_getscopes(cu, addr, &scopes);
-	for (int i = 0; i < n && !name; i++) {
+	s->have_sub = false;
+	for (int i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+		if (!name && (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine))
 			name = dwarf_diename(&scopes[i]);
+		if (tag == DW_TAG_subprogram && !s->have_sub) {
+			s->sub = scopes[i];
+			s->have_sub = true;
+		}
 	}
 	free(scopes);
 	return name;
@@ -83,7 +118,7 @@ bool ann_src_at(struct ann_src *s, uint64_t addr, const char **file, int *line, 
 		return false;
 	if (dwarf_linediscriminator(ln, discr))
 		*discr = 0;
-	*func = scope_func(&cu, addr);
+	*func = scope_func(s, &cu, addr);
 	return true;
 }
 
