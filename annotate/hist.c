@@ -109,7 +109,11 @@ static int cmp_addr(const void *pa, const void *pb)
 	return x->off != y->off ? PA_CMP(x->off, y->off) : PA_CMP(x->member, y->member);
 }
 
-/* periods of a group's members, the leader's first: > 0 when x is more */
+/* periods of a group's members, the leader's first: > 0 when x is more.
+ * perf annotate ranks a group's entries by the leader's period alone: its
+ * __hpp__sort compares the members' through the entries' pairs, which
+ * annotate never links (all 0), so ties go to comm, DSO and symbol; the
+ * callers pass nr 1. */
 static int cmp_periods(const uint64_t *x, const uint64_t *y, unsigned nr)
 {
 	for (unsigned m = 0; m < nr; m++)
@@ -138,7 +142,7 @@ static void merge_addrs(struct ann_sym *s)
 	 * by name) */
 	for (size_t i = 0; i < s->nr_comms; i++) {
 		const struct ann_comm *c = &s->comms[i];
-		int d = s->rank_period ? cmp_periods(c->period, s->rank_period, s->nr_members) : 1;
+		int d = s->rank_period ? cmp_periods(c->period, s->rank_period, 1) : 1;
 		if (d > 0 || (d == 0 && c->comm && strcmp(c->comm, s->rank_comm) < 0)) {
 			s->rank_period = c->period;
 			s->rank_comm = c->comm ? c->comm : "";
@@ -153,7 +157,9 @@ static int cmp_str(const char *x, const char *y)
 }
 
 /* perf's output order: events in order, then hist entries by period,
- * then comm, DSO short name and symbol name (ascending) */
+ * then comm, DSO short name and symbol name (ascending); two symbols of one
+ * name (C++ overloads: perf's names have no parameters) in the order of
+ * their start, perf's collapsed tree's */
 static int cmp_rank(const void *pa, const void *pb)
 {
 	const struct ann_sym *x = *(const struct ann_sym *const *)pa;
@@ -161,13 +167,15 @@ static int cmp_rank(const void *pa, const void *pb)
 	int c;
 	if (x->evsel != y->evsel)
 		return PA_CMP(x->evsel, y->evsel);
-	if ((c = cmp_periods(y->rank_period, x->rank_period, x->nr_members)))
+	if ((c = cmp_periods(y->rank_period, x->rank_period, 1)))
 		return c;
 	if ((c = cmp_str(x->rank_comm, y->rank_comm)))
 		return c;
 	if ((c = cmp_str(x->dso->short_name, y->dso->short_name)))
 		return c;
-	return cmp_str(x->sym->name, y->sym->name);
+	if ((c = cmp_str(x->sym->name, y->sym->name)))
+		return c;
+	return PA_CMP(x->sym->start, y->sym->start);
 }
 
 /* --percent-limit: a symbol's first entry under that share of its

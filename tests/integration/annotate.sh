@@ -9,11 +9,14 @@
 #      line naming the file and the offset, exit 2. Against perf too when
 #      it is here: --objdump's whole text equals perf annotate's.
 #   2. A recording made now of a -O2 -g C program: for the whole file and
-#      each of its hottest symbols, with perf annotate's options (-n,
+#      each of its ten hottest symbols (fewer: all), with perf annotate's options (-n,
 #      --show-total-period, --percent-type, --percent-limit, --asm-raw, -l,
 #      --no-source, -M intel, -s, -d), pa annotate --objdump objdump equals
 #      perf annotate --stdio byte for byte, and pa's own (capstone) listing
 #      has perf's addresses and numbers.
+#   3. The same (the default, -l, and -n per symbol) on a recording made
+#      now of a -O2 -g C++ program, testdata/src/inline.cpp.
+# (annotate-cross.sh sources the helpers: PA_ANNOTATE_HELPERS_ONLY=1.)
 # Kernel symbols: perf prints nothing for them without vmlinux or kcore,
 # pa prints nothing either and says so on stderr, once per DSO.
 . "$(dirname "$0")/lib.sh"
@@ -72,6 +75,87 @@ check_numbers() {
 	fi
 	same "$1" "$2.num" "$3.num"
 }
+
+# The -l text's per-source-line summaries ("Sorted summary for file ...").
+summaries() { awk '/^Sorted summary/ {f = 1} / (Percent|Samples|Period) +\|/ {f = 0} f' "$1"; }
+
+# hottest_syms DATA N: perf report's N hottest user symbols of DATA, one a
+# line, whole (C++ names have spaces).
+hottest_syms() {
+	perf report -i "$1" --stdio --sort sym 2>/dev/null |
+		sed -n 's/^ .*\[\.\] \(.*[^ ]\) *$/\1/p' | head -n "$2"
+}
+
+# write_hot_c: the -O2 -g C workload, hot.c (ARGV[1] rounds).
+write_hot_c() {
+	cat >hot.c <<'EOF'
+#include <stdlib.h>
+static volatile unsigned long sink;
+static inline unsigned long mix(unsigned long x)
+{
+	return x * 6364136223846793005ul + 1442695040888963407ul;
+}
+__attribute__((noinline)) unsigned long lcg(unsigned long x, int n)
+{
+	for (int i = 0; i < n; i++)
+		x = mix(x) ^ (x >> 7);
+	return x;
+}
+__attribute__((noinline)) double fsum(const double *a, int n)
+{
+	double s = 0;
+	for (int i = 0; i < n; i++)
+		s += a[i] * a[i] / (1.0 + a[i]);
+	return s;
+}
+__attribute__((noinline)) void bsort(int *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j + 1 < n - i; j++)
+			if (v[j] > v[j + 1]) {
+				int t = v[j];
+				v[j] = v[j + 1];
+				v[j + 1] = t;
+			}
+}
+__attribute__((noinline)) unsigned long crc(const unsigned char *p, int n)
+{
+	unsigned long c = ~0ul;
+	for (int i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320ul & -(c & 1));
+	}
+	return c;
+}
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 100;
+	static double a[4096];
+	static int v[400];
+	static unsigned char b[8192];
+	for (int i = 0; i < 4096; i++)
+		a[i] = i * 0.5;
+	unsigned long x = 1;
+	double s = 0;
+	for (int r = 0; r < rounds; r++) {
+		x = lcg(x, 40000);
+		s += fsum(a, 4096);
+		for (int i = 0; i < 400; i++)
+			v[i] = (int)((x >> (i % 40)) & 0xffff) ^ i;
+		bsort(v, 400);
+		for (int i = 0; i < 8192; i++)
+			b[i] = (unsigned char)(x >> (i % 50));
+		x ^= crc(b, 8192);
+	}
+	sink = x + (unsigned long)s;
+	return 0;
+}
+EOF
+}
+
+# annotate-cross.sh sources this file for the helpers above.
+[ "${PA_ANNOTATE_HELPERS_ONLY:-0}" = 1 ] && return 0
 
 # ---- 1. the inline fixture (no perf needed) -------------------------------------
 FIX=$TESTDATA/inline/inline.data
@@ -223,77 +307,14 @@ if [ $have_perf = 0 ] || [ $have_objdump = 0 ] || ! command -v gcc >/dev/null 2>
 	note "no perf, objdump or gcc: no recording compared"
 	finish
 fi
-cat >hot.c <<'EOF'
-#include <stdlib.h>
-static volatile unsigned long sink;
-static inline unsigned long mix(unsigned long x)
-{
-	return x * 6364136223846793005ul + 1442695040888963407ul;
-}
-__attribute__((noinline)) unsigned long lcg(unsigned long x, int n)
-{
-	for (int i = 0; i < n; i++)
-		x = mix(x) ^ (x >> 7);
-	return x;
-}
-__attribute__((noinline)) double fsum(const double *a, int n)
-{
-	double s = 0;
-	for (int i = 0; i < n; i++)
-		s += a[i] * a[i] / (1.0 + a[i]);
-	return s;
-}
-__attribute__((noinline)) void bsort(int *v, int n)
-{
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j + 1 < n - i; j++)
-			if (v[j] > v[j + 1]) {
-				int t = v[j];
-				v[j] = v[j + 1];
-				v[j + 1] = t;
-			}
-}
-__attribute__((noinline)) unsigned long crc(const unsigned char *p, int n)
-{
-	unsigned long c = ~0ul;
-	for (int i = 0; i < n; i++) {
-		c ^= p[i];
-		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xedb88320ul & -(c & 1));
-	}
-	return c;
-}
-int main(int argc, char **argv)
-{
-	int rounds = argc > 1 ? atoi(argv[1]) : 100;
-	static double a[4096];
-	static int v[400];
-	static unsigned char b[8192];
-	for (int i = 0; i < 4096; i++)
-		a[i] = i * 0.5;
-	unsigned long x = 1;
-	double s = 0;
-	for (int r = 0; r < rounds; r++) {
-		x = lcg(x, 40000);
-		s += fsum(a, 4096);
-		for (int i = 0; i < 400; i++)
-			v[i] = (int)((x >> (i % 40)) & 0xffff) ^ i;
-		bsort(v, 400);
-		for (int i = 0; i < 8192; i++)
-			b[i] = (unsigned char)(x >> (i % 50));
-		x ^= crc(b, 8192);
-	}
-	sink = x + (unsigned long)s;
-	return 0;
-}
-EOF
+write_hot_c
 gcc -O2 -g -o hot hot.c || skip "cannot build the workload"
 perf record -q -F 4999 -o hot.data -- ./hot 150 >/dev/null 2>rec.err ||
 	skip "perf record does not work here: $(head -n 2 rec.err | tr '\n' ' ')"
 [ -s hot.data ] || skip "perf record wrote nothing"
 
-# the hottest user symbols, as perf report ranks them
-perf report -i hot.data --stdio --sort sym 2>/dev/null | awk '/\[\.\]/ {print $3}' | head -n 4 >hottest
+# the ten hottest user symbols, as perf report ranks them (all when fewer)
+hottest_syms hot.data 10 >hottest
 [ -s hottest ] || fail "perf report names no user symbol"
 
 opts=("" "-n" "--show-total-period" "--percent-type global-period" "--percent-type local-hits"
@@ -319,29 +340,50 @@ for o in "${opts[@]}"; do
 		;;
 	esac
 done
-while read -r sym; do
-	for o in "" "-n" "--percent-type global-period"; do
-		in_subset $((CASE++)) || continue
-		# shellcheck disable=SC2086
-		perf annotate -i hot.data --stdio $o "$sym" >exp 2>/dev/null
-		# shellcheck disable=SC2086
-		pa annotate -i hot.data --stdio --objdump objdump $o "$sym" >got 2>got.err
-		same "$sym '$o': pa annotate --objdump vs perf annotate" exp got
-		# shellcheck disable=SC2086
-		pa annotate -i hot.data $o -s "$sym" >cs 2>cs.err
-		check_numbers "$sym '$o': capstone listing's numbers vs perf's" exp cs
-	done
-done <hottest
+# per_symbol DATA WHAT: for each symbol in the file "hottest", perf
+# annotate SYMBOL's text equals pa --objdump's, and capstone's listing
+# (-s SYMBOL) has its numbers; pa must name each symbol as perf does.
+per_symbol() {
+	local data=$1 what=$2 sym o k=0 pct
+	while IFS= read -r sym; do
+		# -n (the samples per instruction) for each, and by turns the
+		# default and --percent-type global-period (the percentages)
+		pct=
+		[ $((k++ % 2)) = 1 ] && pct="--percent-type global-period"
+		for o in "-n" "$pct"; do
+			in_subset $((CASE++)) || continue
+			# shellcheck disable=SC2086
+			perf annotate -i "$data" --stdio $o "$sym" >exp 2>/dev/null
+			CHECKS=$((CHECKS + 1))
+			grep -q 'Source code & Disassembly' exp ||
+				fail "$what: perf annotate $o '$sym' printed no listing"
+			# shellcheck disable=SC2086
+			pa annotate -i "$data" --stdio --objdump objdump $o "$sym" >got 2>got.err
+			same "$what: $sym '$o': pa annotate --objdump vs perf annotate" exp got
+			# shellcheck disable=SC2086
+			pa annotate -i "$data" $o -s "$sym" >cs 2>cs.err
+			check_numbers "$what: $sym '$o': capstone listing's numbers vs perf's" exp cs
+		done
+	done <hottest
+}
+per_symbol hot.data C
 
 # -l with capstone's listing: perf's per-line summaries, the same numbers
 # (the " // FILE:LINE" after instructions: see same_l)
-summaries() { awk '/^Sorted summary/ {f = 1} / (Percent|Samples|Period) +\|/ {f = 0} f' "$1"; }
-perf annotate -i hot.data --stdio -l >exp 2>/dev/null
-pa annotate -i hot.data -l >cs 2>cs.err || fail "-l: pa annotate failed: $(head -n 2 cs.err)"
-summaries exp >exp.sum
-summaries cs >cs.sum
-[ -s exp.sum ] || fail "-l: perf printed no summary"
-same "-l: capstone listing's source line summaries vs perf's" exp.sum cs.sum
+# check_lines DATA WHAT [EXP: perf annotate --stdio -l's text, made already]
+check_lines() {
+	if [ $# -lt 3 ]; then
+		perf annotate -i "$1" --stdio -l >exp 2>/dev/null
+	elif [ "$3" != exp ]; then
+		cp "$3" exp
+	fi
+	pa annotate -i "$1" -l >cs 2>cs.err || fail "$2 -l: pa annotate failed: $(head -n 2 cs.err)"
+	summaries exp >exp.sum
+	summaries cs >cs.sum
+	[ -s exp.sum ] || fail "$2 -l: perf printed no summary"
+	same "$2 -l: capstone listing's source line summaries vs perf's" exp.sum cs.sum
+}
+check_lines hot.data C
 
 # two events, and two events recorded as a group (perf shows the group's
 # members side by side, the leader's numbers ranking the symbols)
@@ -378,4 +420,40 @@ if perf report -i hot.data --stdio --sort dso 2>/dev/null | grep -q '\[kernel\.k
 	[ "$(grep -c "in '\[kernel.kallsyms\]'" err)" -eq 1 ] ||
 		fail "kernel samples: not one note: $(head -n 3 err)"
 fi
+
+# ---- 3. a C++ recording made now ------------------------------------------------
+# testdata/src/inline.cpp (std::sort, std::map, a recursive template) with
+# g++ -O2 -g: the same checks on its ten hottest symbols (C++ names, code
+# inlined from the standard headers), the whole file's text with
+# --objdump, capstone's numbers and -l's per-line summaries.
+if ! command -v g++ >/dev/null 2>&1; then
+	note "no g++: no C++ recording compared"
+	finish
+fi
+g++ -O2 -g -DPA_NO_REGEX -o inl "$TESTDATA/src/inline.cpp" || skip "cannot build the C++ workload"
+perf record -q -F 4999 -o inl.data -- ./inl 4 >/dev/null 2>rec.err ||
+	fail "C++: perf record failed: $(head -n 2 rec.err | tr '\n' ' ')"
+hottest_syms inl.data 10 >hottest
+CHECKS=$((CHECKS + 1))
+grep -q '::' hottest || fail "C++: no C++ name among the hottest symbols: $(tr '\n' ' ' <hottest)"
+# (the whole file: the default and -l; -n per symbol below)
+CASE=1
+for o in "" "-l"; do
+	in_subset $((CASE++)) || continue
+	# shellcheck disable=SC2086
+	perf annotate -i inl.data --stdio $o >exp 2>/dev/null
+	# shellcheck disable=SC2086
+	pa annotate -i inl.data --stdio --objdump objdump $o >got 2>got.err ||
+		fail "C++ '$o': pa annotate --objdump failed: $(head -n 2 got.err)"
+	same_l "C++ whole file '$o': pa annotate --objdump vs perf annotate" exp got
+	if [ "$o" = -l ]; then
+		check_lines inl.data C++ exp
+		continue
+	fi
+	# shellcheck disable=SC2086
+	pa annotate -i inl.data --stdio $o >cs 2>cs.err ||
+		fail "C++ '$o': pa annotate failed: $(head -n 2 cs.err)"
+	check_numbers "C++ whole file '$o': capstone listing's numbers vs perf's" exp cs
+done
+per_symbol inl.data C++
 finish
