@@ -176,7 +176,7 @@ CHECKS=$((CHECKS + 1))
 # the same file within the default cap: every sample (the frames have no
 # DSO, so all stacks fold into one line of "[unknown]" frames)
 CHECKS=$((CHECKS + 1))
-n=$(pa folded -i "$WORK/stacks.data" 2>"$WORK/stacks.err" | awk '{ n += $NF } END { print n + 0 }')
+n=$(pa folded --count -i "$WORK/stacks.data" 2>"$WORK/stacks.err" | awk '{ n += $NF } END { print n + 0 }')
 [ "$n" -eq 5000 ] || fail "stacks.data within the default cap: $n samples, want 5000: $(head -n 2 "$WORK/stacks.err")"
 
 # 65536 event attributes (a report keeps an evsel index in 16 bits)

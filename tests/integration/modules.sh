@@ -389,7 +389,7 @@ done
 # pa folded: perf script | stackcollapse, same symbol files
 for f in kfirst-cg.data mfirst-cg.data; do
 	for c in c-good empty; do
-		perf_nopipe --buildid-dir "$WORK/$c" script -i "$f" -F comm,pid,tid,time,event,ip,sym,dso \
+		perf_nopipe --buildid-dir "$WORK/$c" script -i "$f" -F comm,pid,tid,time,period,event,ip,sym,dso \
 			$ks 2>/dev/null >script.txt
 		python3 "$HERE/stackcollapse.py" script.txt >exp 2>/dev/null
 		if pa folded -i "$f" --buildid-dir "$WORK/$c" $ks >got 2>got.err; then

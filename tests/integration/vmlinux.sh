@@ -211,7 +211,7 @@ pa report -i k.data --stdio -q --vmlinux no-such-vmlinux >/dev/null 2>got.err &&
 
 # pa folded: perf script --vmlinux | stackcollapse
 for v in good gaps bad; do
-	perf script -i k.data -F comm,pid,tid,time,event,ip,sym,dso --vmlinux "$v-vmlinux" \
+	perf script -i k.data -F comm,pid,tid,time,period,event,ip,sym,dso --vmlinux "$v-vmlinux" \
 		2>/dev/null >script.txt
 	python3 "$HERE/stackcollapse.py" script.txt >exp 2>/dev/null
 	if pa folded -i k.data -k "$v-vmlinux" >got 2>got.err; then
