@@ -503,9 +503,17 @@ static int diff_event(struct dctx *c, unsigned evsel, FILE *out, bool first)
 		for (size_t j = 0; j < c->ne; j++)
 			if (c->e[j].paired)
 				c->e[w++] = c->e[j];
-			else if (!c->e[j].hidden || !c->r[0]->opts.relative)
+			else if (!c->r[0]->opts.relative)
 				c->tot[0] -= c->e[j].base; /* perf recounts its total */
 		c->ne = w;
+	}
+	if (c->r[0]->opts.relative) {
+		/* the baseline's output resort recounts its shown total from the
+		 * collapsed entries: a row merged into a filtered one is not in it */
+		c->tot[0] = 0;
+		for (size_t j = 0; j < c->ne; j++)
+			if (!c->e[j].hidden)
+				c->tot[0] += c->e[j].base;
 	}
 	precompute(c);
 	qsort_r(c->e, c->ne, sizeof(*c->e), output_cmp, c);
