@@ -86,7 +86,6 @@ static void *read_input(void *arg)
 	struct pa_session_opts so = {.sz = sizeof(so),
 	                             .no_callchains = true,
 	                             .max_memory = in->max_mem,
-	                             .no_reader_thread = pa_cli_no_threads(),
 	                             .lazy_sample_loc = true};
 	in->s = in->f ? pa_session_new(in->f, &so, &in->err) : NULL;
 	in->r = in->s ? pa_report_new(in->s, &in->ro, &in->err) : NULL;

@@ -58,7 +58,6 @@ static int fold(struct pa_file *f, const char *path, struct pa_report_opts *ro, 
 	int status = 0;
 	struct pa_session_opts so = {.sz = sizeof(so),
 	                             .max_memory = max_mem,
-	                             .no_reader_thread = pa_cli_no_threads(),
 	                             .keep_user_stacks = pa_cli_user_stacks(f),
 	                             .lazy_sample_loc = true};
 	struct pa_progress prog;

@@ -302,7 +302,6 @@ int cmd_report(int argc, const char **argv)
 	struct pa_session_opts so = {.sz = sizeof(so),
 	                             .no_callchains = !ro.callchain,
 	                             .max_memory = max_mem,
-	                             .no_reader_thread = pa_cli_no_threads(),
 	                             .keep_user_stacks = ro.callchain && pa_cli_user_stacks(f),
 	                             .keep_branches = ro.branch,
 	                             .lazy_sample_loc = true};

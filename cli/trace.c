@@ -11,7 +11,6 @@ struct pa_trace *pa_cli_trace(struct pa_file *f, struct pa_trace_opts *to, struc
 	/* (call chains copied only for a trace that reads them) */
 	struct pa_session_opts so = {.sz = sizeof(so),
 	                             .no_callchains = !to->callchains,
-	                             .no_reader_thread = pa_cli_no_threads(),
 	                             .keep_user_stacks = to->callchains && pa_cli_user_stacks(f),
 	                             .lazy_sample_loc = true};
 	pa_progress_session(prog, f, &so);

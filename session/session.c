@@ -3,8 +3,6 @@
 #include "session.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +69,7 @@ struct qev {
 	uint16_t misc;
 	uint16_t branch_nr; /* opts.keep_branches: triples behind the chain */
 	struct qdwarf *dw; /* opts.keep_user_stacks: registers and stack */
-	uint64_t key;      /* sample_key(), made by the reader */
+	uint64_t key;      /* sample_key(), made when queued */
 };
 
 /* What DWARF unwinding needs of a sample, copied (the valid part of the
@@ -86,17 +84,10 @@ struct qdwarf {
 /* Queued events live in per-round chunks freed when all are delivered. */
 struct qchunk {
 	struct pa_arena arena;
-	size_t live;   /* one thread: events not delivered yet */
+	size_t live;   /* events not delivered yet */
 	size_t nalloc; /* events made in the chunk */
-	/* With a reader thread: CHUNK_RESERVE until the reader retires the
-	 * chunk and takes back what it did not make; the delivering thread
-	 * subtracts what it delivered. Who brings it to 0 ends the chunk. */
-	_Atomic size_t refs;
-	struct qchunk *next, *next_dead;
+	struct qchunk *next;
 };
-#define CHUNK_RESERVE ((size_t)1 << (sizeof(size_t) * 8 - 2))
-
-struct handoff;
 
 struct pa_session {
 	/* ---- read-mostly */
@@ -107,27 +98,22 @@ struct pa_session {
 	pa_session_side_fn side_fn; /* and its record types, 1 << type */
 	void *side_ctx;
 	uint64_t side_mask;
-	/* Reading on a thread of its own (file mode, more than one CPU): the
-	 * reader owns the file, the queue and the chunks (first group below);
-	 * the delivering thread owns machines, threads, maps and DSOs (second
-	 * group). Each side publishes its bytes for the other's memory
-	 * checks. The groups sit on cache lines of their own: each is written
-	 * for every event. */
-	struct handoff *ho;
+	/* (No reader thread: reading and ordering on a second CPU while this
+	 * one delivered cost twice the CPU time and 1.6x the wall time on two
+	 * CPUs in a VM, the queued copies crossing between caches;
+	 * bench/README.md.) */
 
-	/* ---- the reader's */
-	_Alignas(64) struct qev **queue, **qtmp;
+	/* ---- reading and ordering */
+	struct qev **queue, **qtmp;
 	size_t nq, capq;
 	struct qchunk *chunks, *cur_chunk;
 	uint64_t seq;
 	uint64_t max_timestamp, next_flush, last_flush;
 	uint64_t nr_unordered;
-	size_t ho_fill; /* events in the batch being filled */
-	_Atomic uint64_t input_pos; /* end of the last record read: the input so far */
-	_Atomic uint64_t q_pub;     /* queue_bytes(), published */
+	uint64_t input_pos; /* end of the last record read: the input so far */
 
-	/* ---- the deliverer's */
-	_Alignas(64) struct pa_arena arena;
+	/* ---- the model */
+	struct pa_arena arena;
 	struct pa_machine **machines;
 	unsigned nr_machines;
 	struct pa_machine *host; /* machines' HOST_PID one, once made */
@@ -139,13 +125,10 @@ struct pa_session {
 	uint64_t nr_samples, nr_lost, nr_lost_samples;
 	uint64_t maps_bytes; /* map vectors of every address space */
 	bool limit_hit;      /* the memory cap stopped processing */
-	uint64_t ndelivered;
 	uint64_t nprogress; /* events delivered, for opts.progress */
 	/* pa_session_sample_key() of the sample being delivered (0: not
 	 * made yet) and of one a few events later (0: none known) */
 	uint64_t cur_key, ahead_key;
-	_Atomic uint64_t m_pub; /* model_bytes(), published */
-	_Alignas(64) char end_pad;
 };
 
 /* ---- small accessors -------------------------------------------------- */
@@ -500,16 +483,16 @@ bool pa_session_kernel_ref(const struct pa_session *s, const char **name, uint64
 
 uint64_t pa_session_input_pos(const struct pa_session *s)
 {
-	return atomic_load_explicit(&s->input_pos, memory_order_relaxed);
+	return s->input_pos;
 }
 
-/* What the delivering side holds: address spaces, threads, DSOs. */
+/* What the model holds: address spaces, threads, DSOs. */
 static uint64_t model_bytes(const struct pa_session *s)
 {
 	return s->arena.used_total + s->maps_bytes;
 }
 
-/* What the reading side holds: the events waiting to be ordered. */
+/* What the queue holds: the events waiting to be ordered. */
 static uint64_t queue_bytes(const struct pa_session *s)
 {
 	uint64_t n = s->capq * 2 * sizeof(*s->queue);
@@ -518,17 +501,9 @@ static uint64_t queue_bytes(const struct pa_session *s)
 	return n;
 }
 
-/* (the delivering side's view: the reader's part as last published) */
 uint64_t pa_session_memory(const struct pa_session *s)
 {
-	return model_bytes(s) +
-	       (s->ho ? atomic_load_explicit(&s->q_pub, memory_order_relaxed) : queue_bytes(s));
-}
-
-static uint64_t memory_seen_by_reader(const struct pa_session *s)
-{
-	return queue_bytes(s) +
-	       (s->ho ? atomic_load_explicit(&s->m_pub, memory_order_relaxed) : model_bytes(s));
+	return model_bytes(s) + queue_bytes(s);
 }
 
 /* The cap now (see pa_session_opts.max_memory). */
@@ -549,8 +524,7 @@ static bool over_cap(const struct pa_session *s, uint64_t used, uint64_t more)
 	return cap != UINT64_MAX && (used > cap || more > cap - used);
 }
 
-/* 0, or -PA_ERR_LIMIT when holding "more" bytes on top would pass the cap
- * (the delivering side). */
+/* 0, or -PA_ERR_LIMIT when holding "more" bytes on top would pass the cap. */
 static int mem_check(struct pa_session *s, uint64_t more)
 {
 	if (over_cap(s, pa_session_memory(s), more)) {
@@ -1016,8 +990,6 @@ static int deliver(struct pa_session *s, const struct pa_event *ev)
 	case PA_REC_LOST_SAMPLES:
 		s->nr_lost_samples += ev->u.lost_samples.lost;
 		return 0;
-	case PA_REC_HEADER_BUILD_ID: /* handed over by a reader thread */
-		return add_header_build_id(s, &ev->u.build_id);
 	default:
 		return 0;
 	}
@@ -1056,7 +1028,6 @@ static struct qchunk *cur_chunk(struct pa_session *s)
 		if (!c)
 			return NULL;
 		pa_arena_init(&c->arena, 256 * 1024);
-		atomic_init(&c->refs, CHUNK_RESERVE);
 		c->next = s->chunks;
 		s->chunks = c;
 		s->cur_chunk = c;
@@ -1148,8 +1119,8 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 			q->callchain = cc;
 			q->callchain_nr = sm->callchain_nr;
 		}
-		/* on the reader's CPU: the deliverer only reads it. (From the
-		 * file's chain: the copy just written would stall the loads.) */
+		/* made now, for pa_session_sample_key_ahead (from the file's
+		 * chain: the copy just written would stall the loads) */
 		q->key = sample_key(ev, chain ? sm->callchain : NULL, q->callchain_nr);
 	} else {
 		struct pa_event *e = pa_arena_alloc_raw(&c->arena, sizeof(*e));
@@ -1295,137 +1266,9 @@ static void chunk_put(struct pa_session *s, struct qchunk *c)
 	chunk_unlink_free(s, c);
 }
 
-/* ---- reading on a thread of its own ------------------------------------
- *
- * The reader decodes records, queues and sorts them round by round, and
- * hands the events of each flush over in batches of pointers; this thread
- * delivers them (threads, maps, the sample callback) in the same order as
- * without the reader. Events are copies in chunks, so the file's buffers
- * can move on; a chunk goes back to the reader, which frees it, when its
- * last event was delivered. */
+#define KEY_AHEAD 3 /* a sample whose key is told ahead (pa_session_sample_key_ahead) */
 
-#define HO_BATCH 4096
-#define HO_NB    8
-
-struct handoff {
-	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct qev **b[HO_NB];
-	size_t n[HO_NB];
-	unsigned head, tail, nfull; /* filled at head, delivered from tail */
-	bool done, stop;
-	int err_code;        /* the reader's error */
-	bool limit_hit;      /* it was the memory cap, at offset "at" */
-	uint64_t at;
-	struct pa_err err;   /* a read error's message */
-	struct qchunk *dead; /* chunks whose events were all delivered */
-};
-
-/* Reader: free the chunks the delivering side is done with. */
-static void reclaim(struct pa_session *s, struct qchunk *dead)
-{
-	while (dead) {
-		struct qchunk *c = dead;
-		dead = c->next_dead;
-		chunk_unlink_free(s, c);
-	}
-}
-
-/* Reader: the current chunk takes no more events. */
-static void retire_chunk(struct pa_session *s)
-{
-	struct qchunk *c = s->cur_chunk;
-	s->cur_chunk = NULL;
-	if (!c)
-		return;
-	size_t unused = CHUNK_RESERVE - c->nalloc;
-	if (atomic_fetch_sub_explicit(&c->refs, unused, memory_order_acq_rel) == unused)
-		chunk_unlink_free(s, c); /* all delivered already */
-}
-
-/* Reader: hand the batch at head over; wait while every batch is full. */
-static int ho_push(struct pa_session *s)
-{
-	struct handoff *h = s->ho;
-	pthread_mutex_lock(&h->mu);
-	h->n[h->head] = s->ho_fill;
-	s->ho_fill = 0;
-	h->nfull++;
-	h->head = (h->head + 1) % HO_NB;
-	pthread_cond_broadcast(&h->cv);
-	while (h->nfull == HO_NB && !h->stop)
-		pthread_cond_wait(&h->cv, &h->mu);
-	bool stop = h->stop;
-	struct qchunk *dead = h->dead;
-	h->dead = NULL;
-	pthread_mutex_unlock(&h->mu);
-	reclaim(s, dead);
-	atomic_store_explicit(&s->q_pub, queue_bytes(s), memory_order_relaxed);
-	return stop ? -ECANCELED : 0;
-}
-
-static int emit(struct pa_session *s, struct qev *q)
-{
-	struct handoff *h = s->ho;
-	h->b[h->head][s->ho_fill++] = q;
-	return s->ho_fill == HO_BATCH ? ho_push(s) : 0;
-}
-
-/* Reader: an event to deliver now (not ordered), after what was emitted. */
-static int emit_now(struct pa_session *s, const struct pa_event *ev)
-{
-	struct qev *q = make_qev(s, ev);
-	return q ? emit(s, q) : -ENOMEM;
-}
-
-/* Deliverer: chunk c had k more of its events delivered. */
-static void chunk_delivered(struct qchunk *c, size_t k, struct qchunk **dead)
-{
-	if (c && atomic_fetch_sub_explicit(&c->refs, k, memory_order_acq_rel) == k) {
-		c->next_dead = *dead;
-		*dead = c;
-	}
-}
-
-#define QEV_AHEAD 6 /* queued events fetched ahead of delivery */
-#define KEY_AHEAD 3 /* ... and whose sample key is told ahead */
-
-static int deliver_batch(struct pa_session *s, struct qev *const *v, size_t n,
-			 struct qchunk **dead)
-{
-	struct qchunk *run = NULL;
-	size_t k = 0;
-	int r = 0;
-	struct pa_event ev = {0};
-	for (size_t i = 0; i < n && !r; i++) {
-		const struct qev *q = v[i];
-		if (i + QEV_AHEAD < n) {
-			/* written by the reader on the other CPU: fetch ahead */
-			const char *p = (const char *)v[i + QEV_AHEAD];
-			__builtin_prefetch(p);
-			__builtin_prefetch(p + 64);
-			__builtin_prefetch(p + 128);
-		}
-		/* fetched QEV_AHEAD - KEY_AHEAD events ago */
-		s->ahead_key = i + KEY_AHEAD < n ? v[i + KEY_AHEAD]->key : 0;
-		r = deliver_queued(s, q, &ev);
-		if (q->chunk != run) {
-			chunk_delivered(run, k, dead);
-			run = q->chunk;
-			k = 0;
-		}
-		k++;
-		if (!(++s->ndelivered & 1023))
-			atomic_store_explicit(&s->m_pub, model_bytes(s), memory_order_relaxed);
-	}
-	s->ahead_key = 0;
-	chunk_delivered(run, k, dead);
-	return r;
-}
-
-/* Deliver queued events with time <= limit, oldest first (or hand them to
- * the delivering thread). */
+/* Deliver queued events with time <= limit, oldest first. */
 static int flush_queue(struct pa_session *s, uint64_t limit)
 {
 	if (!s->nq)
@@ -1437,15 +1280,14 @@ static int flush_queue(struct pa_session *s, uint64_t limit)
 	while (i < s->nq && s->queue[i]->time <= limit) {
 		struct qev *q = s->queue[i++];
 		s->last_flush = q->time;
-		if (s->ho) {
-			ret = emit(s, q);
-		} else {
-			ret = deliver_queued(s, q, &ev);
-			chunk_put(s, q->chunk);
-		}
+		size_t k = i - 1 + KEY_AHEAD;
+		s->ahead_key = k < s->nq && s->queue[k]->time <= limit ? s->queue[k]->key : 0;
+		ret = deliver_queued(s, q, &ev);
+		chunk_put(s, q->chunk);
 		if (ret)
 			break;
 	}
+	s->ahead_key = 0;
 	memmove(s->queue, s->queue + i, (s->nq - i) * sizeof(*s->queue));
 	s->nq -= i;
 	return ret;
@@ -1457,10 +1299,6 @@ static int finish_round(struct pa_session *s)
 {
 	int r = flush_queue(s, s->next_flush);
 	s->next_flush = s->max_timestamp;
-	if (s->ho) {
-		retire_chunk(s);
-		return r;
-	}
 	struct qchunk *c = s->cur_chunk;
 	if (c && c->live == 0) {
 		s->cur_chunk = NULL;
@@ -1475,7 +1313,7 @@ static int handle_event(struct pa_session *s, const struct pa_event *ev)
 {
 	switch (ev->type) {
 	case PA_REC_HEADER_BUILD_ID:
-		return s->ho ? emit_now(s, ev) : add_header_build_id(s, &ev->u.build_id);
+		return add_header_build_id(s, &ev->u.build_id);
 	case PA_REC_FINISHED_ROUND:
 		return s->opts.unordered ? 0 : finish_round(s);
 	default:
@@ -1484,16 +1322,14 @@ static int handle_event(struct pa_session *s, const struct pa_event *ev)
 	if (!needs_queue(s, ev->type))
 		return 0;
 	if (s->opts.unordered || !has_time(ev))
-		return s->ho ? emit_now(s, ev) : deliver(s, ev);
+		return deliver(s, ev);
 	return enqueue(s, ev);
 }
 
-/* 0, or -PA_ERR_LIMIT when the cap is passed (the reading side). */
+/* 0, or -PA_ERR_LIMIT when the cap is passed. */
 static int reader_mem_check(struct pa_session *s)
 {
-	if (s->ho)
-		atomic_store_explicit(&s->q_pub, queue_bytes(s), memory_order_relaxed);
-	return over_cap(s, memory_seen_by_reader(s), 0) ? -PA_ERR_LIMIT : 0;
+	return over_cap(s, pa_session_memory(s), 0) ? -PA_ERR_LIMIT : 0;
 }
 
 /* Read every record and order (or deliver) it. *at: the offset of the
@@ -1507,9 +1343,8 @@ static int read_events(struct pa_session *s, struct pa_err *err, uint64_t *at, b
 	ev.offset = 0;
 	*read_err = *limit = false;
 	while ((r = pa_file_next(s->file, &ev, err)) > 0 || (*read_err = r < 0, false)) {
-		if (ev.offset + ev.size > pa_session_input_pos(s))
-			atomic_store_explicit(&s->input_pos, ev.offset + ev.size,
-					      memory_order_relaxed);
+		if (ev.offset + ev.size > s->input_pos)
+			s->input_pos = ev.offset + ev.size;
 		/* map vectors are checked as they grow; the rest grows by at
 		 * most a record's worth per event: check now and then */
 		r = ++n % 1024 ? 0 : reader_mem_check(s);
@@ -1525,117 +1360,6 @@ static int read_events(struct pa_session *s, struct pa_err *err, uint64_t *at, b
 	return r;
 }
 
-static void *reader_main(void *arg)
-{
-	struct pa_session *s = arg;
-	struct handoff *h = s->ho;
-	bool read_err, limit;
-	uint64_t at;
-	int r = read_events(s, &h->err, &at, &read_err, &limit);
-	pthread_mutex_lock(&h->mu);
-	if (s->ho_fill) {
-		h->n[h->head] = s->ho_fill;
-		s->ho_fill = 0;
-		h->nfull++; /* the slot at head is never one being delivered */
-		h->head = (h->head + 1) % HO_NB;
-	}
-	h->err_code = r;
-	h->limit_hit = limit;
-	h->at = at;
-	if (!read_err && r)
-		h->err.code = 0; /* not described by the reader */
-	h->done = true;
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
-	return NULL;
-}
-
-static void handoff_free(struct handoff *h)
-{
-	for (unsigned i = 0; i < HO_NB; i++)
-		free(h->b[i]);
-	free(h);
-}
-
-static bool want_reader_thread(const struct pa_session *s)
-{
-	return pa_file_mode(s->file) == PA_FILE_MODE_FILE && !s->opts.no_reader_thread &&
-	       sysconf(_SC_NPROCESSORS_ONLN) > 1;
-}
-
-/* Deliver on this thread what a reader thread hands over. Returns what
- * read_events() would, with the same out parameters. */
-static int process_threaded(struct pa_session *s, struct pa_err *err, uint64_t *at,
-			    bool *read_err, bool *limit)
-{
-	struct handoff *h = calloc(1, sizeof(*h));
-	bool ok = h != NULL;
-	for (unsigned i = 0; ok && i < HO_NB; i++)
-		ok = (h->b[i] = malloc(HO_BATCH * sizeof(*h->b[i]))) != NULL;
-	if (!ok) {
-		if (h)
-			handoff_free(h);
-		return read_events(s, err, at, read_err, limit);
-	}
-	pthread_mutex_init(&h->mu, NULL);
-	pthread_cond_init(&h->cv, NULL);
-	atomic_store(&s->m_pub, model_bytes(s));
-	atomic_store(&s->q_pub, queue_bytes(s));
-	s->ho = h;
-	if (pthread_create(&h->th, NULL, reader_main, s)) {
-		s->ho = NULL;
-		pthread_mutex_destroy(&h->mu);
-		pthread_cond_destroy(&h->cv);
-		handoff_free(h);
-		return read_events(s, err, at, read_err, limit);
-	}
-	int r = 0;
-	struct qchunk *dead = NULL;
-	pthread_mutex_lock(&h->mu);
-	for (;;) {
-		while (!h->nfull && !h->done)
-			pthread_cond_wait(&h->cv, &h->mu);
-		if (!h->nfull)
-			break;
-		unsigned t = h->tail;
-		pthread_mutex_unlock(&h->mu);
-		r = deliver_batch(s, h->b[t], h->n[t], &dead);
-		pthread_mutex_lock(&h->mu);
-		h->n[t] = 0;
-		h->tail = (t + 1) % HO_NB;
-		h->nfull--;
-		while (dead) {
-			struct qchunk *c = dead;
-			dead = c->next_dead;
-			c->next_dead = h->dead;
-			h->dead = c;
-		}
-		if (r)
-			h->stop = true;
-		pthread_cond_broadcast(&h->cv);
-		if (r)
-			break;
-	}
-	pthread_mutex_unlock(&h->mu);
-	pthread_join(h->th, NULL);
-	s->ho = NULL;
-	reclaim(s, h->dead);
-	*at = h->at;
-	*read_err = false;
-	*limit = false;
-	if (!r) {
-		r = h->err_code;
-		*read_err = r && h->err.code;
-		*limit = h->limit_hit;
-		if (*read_err)
-			*err = h->err;
-	}
-	pthread_mutex_destroy(&h->mu);
-	pthread_cond_destroy(&h->cv);
-	handoff_free(h);
-	return r;
-}
-
 int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 		       struct pa_err *err)
 {
@@ -1643,8 +1367,7 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 	s->ctx = ctx;
 	uint64_t at = 0;
 	bool read_err, limit;
-	int r = want_reader_thread(s) ? process_threaded(s, err, &at, &read_err, &limit)
-				      : read_events(s, err, &at, &read_err, &limit);
+	int r = read_events(s, err, &at, &read_err, &limit);
 	if (read_err)
 		return r; /* the reader's error, already described */
 	if (!r && s->opts.progress)
@@ -1666,10 +1389,7 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 struct pa_session *pa_session_new(struct pa_file *f, const struct pa_session_opts *opts,
 				  struct pa_err *err)
 {
-	/* (aligned: its groups of fields own their cache lines) */
-	struct pa_session *s = aligned_alloc(_Alignof(struct pa_session), sizeof(*s));
-	if (s)
-		memset(s, 0, sizeof(*s));
+	struct pa_session *s = calloc(1, sizeof(*s));
 	if (!s) {
 		pa_err_set(err, -ENOMEM, "out of memory");
 		return NULL;

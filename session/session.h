@@ -91,10 +91,6 @@ struct pa_session_opts {
 	 * fails with -PA_ERR_LIMIT and the offset of the record that needed
 	 * more. */
 	uint64_t max_memory;
-	/* Read and order the file on this thread only. Otherwise, for a file
-	 * in file mode on a machine with more than one CPU, a second thread
-	 * reads and orders while this one delivers (same events, same order). */
-	bool no_reader_thread;
 	/* Keep each sample's user registers and user stack (the part the
 	 * kernel filled: dyn_size bytes) while it waits to be ordered, for a
 	 * callback that unwinds with DWARF; otherwise they are dropped. */
@@ -154,8 +150,7 @@ uint64_t pa_session_maps_generation(const struct pa_session *s);
 
 /* In the callback: a hash of what makes the sample the same as another
  * for a cache of samples (event, cpumode, pid, tid, ip, call chain; not
- * cpu, time or period). Never 0. Made on the reader thread when there is
- * one. */
+ * cpu, time or period). Never 0. */
 uint64_t pa_session_sample_key(struct pa_session *s, const struct pa_event *ev);
 
 /* In the callback: the sample key of a sample a few events later, 0 when

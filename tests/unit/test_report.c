@@ -182,7 +182,7 @@ static void test_print_keeps_model(void **state)
 	struct pa_err err = {0};
 	struct pa_file *f = pa_file_open(path, NULL, &err);
 	assert_non_null(f);
-	struct pa_session_opts so = {.sz = sizeof(so), .no_reader_thread = true};
+	struct pa_session_opts so = {.sz = sizeof(so)};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	assert_non_null(s);
 	/* no cache of this machine's: an empty one */

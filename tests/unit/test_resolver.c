@@ -111,7 +111,7 @@ static void test_chains(void **state)
 	struct pa_err err = {0};
 	struct pa_file *f = pa_file_open(path, NULL, &err);
 	assert_non_null(f);
-	struct pa_session_opts so = {.sz = sizeof(so), .no_reader_thread = true};
+	struct pa_session_opts so = {.sz = sizeof(so)};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	assert_non_null(s);
 	/* nothing of this machine's: an empty symfs, no kallsyms */

@@ -1,8 +1,8 @@
 /* test_session.c - unit tests for session/: the sample key a consumer's
  * cache of samples hashes by (pa_session_sample_key) and the key told a
  * few events ahead (pa_session_sample_key_ahead), on the testdata
- * recordings, in the three ways a session delivers: from a reader thread,
- * ordered on one thread, and in file order without the queue.
+ * recordings, in the two ways a session delivers: ordered, and in file
+ * order without the queue.
  *
  *   test_session TESTDATA_DIR
  */
@@ -22,7 +22,7 @@
 
 static const char *testdata;
 
-enum mode { READER_THREAD, ONE_THREAD, UNORDERED };
+enum mode { ORDERED, UNORDERED };
 
 #define CHAIN_MAX 8
 
@@ -81,10 +81,8 @@ static void collect_opts(const char *name, enum mode m, bool no_chain, struct ru
 	struct pa_err err = {0};
 	struct pa_file *f = pa_file_open(path, NULL, &err);
 	assert_non_null(f);
-	struct pa_session_opts o = {.sz = sizeof(o),
-	                            .no_reader_thread = m != READER_THREAD,
-	                            .unordered = m == UNORDERED,
-	                            .no_callchains = no_chain};
+	struct pa_session_opts o = {
+	    .sz = sizeof(o), .unordered = m == UNORDERED, .no_callchains = no_chain};
 	struct pa_session *s = pa_session_new(f, &o, &err);
 	assert_non_null(s);
 	memset(r, 0, sizeof(*r));
@@ -133,21 +131,12 @@ static void test_keys_in_every_mode(void **state)
 	static const char *files[] = {"le-sysw.data", "le-two-events.data", "le-file.data",
 	                              "le-pipe.data"};
 	for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++) {
-		struct run th, one, unord;
-		collect(files[k], READER_THREAD, &th);
-		collect(files[k], ONE_THREAD, &one);
+		struct run one, unord;
+		collect(files[k], ORDERED, &one);
 		collect(files[k], UNORDERED, &unord);
-		/* the same samples in the same order with and without the
-		 * reader thread, and the same keys */
-		assert_int_equal(th.n, one.n);
-		for (size_t i = 0; i < th.n; i++) {
-			assert_true(same_ident(&th.v[i].id, &one.v[i].id));
-			assert_true(th.v[i].key == one.v[i].key);
-		}
-		check_keys(&th, &th);
-		/* delivered without the queue (made by the deliverer) */
-		check_keys(&unord, &th);
-		free_run(&th);
+		check_keys(&one, &one);
+		/* delivered without the queue (made when asked for) */
+		check_keys(&unord, &one);
 		free_run(&one);
 		free_run(&unord);
 	}
@@ -160,7 +149,7 @@ static void test_keys_without_chains(void **state)
 {
 	(void)state;
 	struct run th, unord;
-	collect_opts("le-file.data", READER_THREAD, true, &th);
+	collect_opts("le-file.data", ORDERED, true, &th);
 	collect_opts("le-file.data", UNORDERED, true, &unord);
 	check_keys(&th, &th);
 	check_keys(&unord, &th);
@@ -173,7 +162,7 @@ static void test_key_covers_event(void **state)
 {
 	(void)state;
 	struct run r;
-	collect("le-two-events.data", READER_THREAD, &r);
+	collect("le-two-events.data", ORDERED, &r);
 	bool two = false;
 	for (size_t i = 1; i < r.n; i++)
 		two |= r.v[i].id.evsel != r.v[0].id.evsel;
@@ -196,8 +185,8 @@ static void test_keys_byte_order(void **state)
 	                                 {"be-two-events.data", "le-two-events.inj.data"}};
 	for (size_t k = 0; k < sizeof(twins) / sizeof(*twins); k++) {
 		struct run be, le;
-		collect(twins[k][0], READER_THREAD, &be);
-		collect(twins[k][1], READER_THREAD, &le);
+		collect(twins[k][0], ORDERED, &be);
+		collect(twins[k][1], ORDERED, &le);
 		assert_int_equal(be.n, le.n);
 		for (size_t i = 0; i < be.n; i++)
 			assert_true(be.v[i].key == le.v[i].key);
@@ -206,13 +195,13 @@ static void test_keys_byte_order(void **state)
 	}
 }
 
-/* From the reader thread, the key ahead is that of one of the next three
+/* Ordered, the key ahead is that of one of the next three
  * samples (events in between that are not samples take places). */
 static void test_key_ahead(void **state)
 {
 	(void)state;
 	struct run r;
-	collect("le-sysw.data", READER_THREAD, &r);
+	collect("le-sysw.data", ORDERED, &r);
 	size_t told = 0;
 	for (size_t i = 0; i < r.n; i++) {
 		if (!r.v[i].ahead)
@@ -223,7 +212,7 @@ static void test_key_ahead(void **state)
 			found |= r.v[j].key == r.v[i].ahead;
 		assert_true(found);
 	}
-	/* most samples are told one ahead (not those at a batch's end) */
+	/* most samples are told one ahead (not those at a flush's end) */
 	assert_true(told * 2 > r.n);
 	free_run(&r);
 }
