@@ -19,7 +19,8 @@ int cmd_script(int argc, const char **argv)
 	               "input file name (default perf.data, - for stdin)"),
 	    OPT_STRING('F', "fields", &so.fields, "str",
 	               "perf script's fields: comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,addr,"
-	               "period,srcline,misc,callindent (TYPE:list, +field, -field); accepted, "
+	               "period,srcline,misc,callindent,brstack,brstacksym,brstackoff (TYPE:list, "
+	               "+field, -field); accepted, "
 	               "printing nothing: " PA_SCRIPT_UNSUPPORTED),
 	    OPT_BOOL('G', "hide-call-graph", &so.hide_call_graph, "do not print call chains"),
 	    OPT_BOOL(0, "ns", &so.ns, "nanoseconds in time stamps"),
@@ -65,13 +66,14 @@ int cmd_script(int argc, const char **argv)
 		return status;
 	struct pa_err err = {0};
 	struct pa_session *s = NULL;
-	struct pa_trace *t = pa_cli_trace(f, &to, NULL, &s, &err);
-	struct pa_script *sc = t ? pa_script_new(t, &so, &err) : NULL;
+	struct pa_script *sc = pa_script_new(&so, &err);
+	to.branches = sc && pa_script_reads_branches(sc);
+	struct pa_trace *t = sc ? pa_cli_trace(f, &to, NULL, &s, &err) : NULL;
 	struct pa_pager pager;
-	pa_pager_start(&pager, no_pager || !sc);
-	if (sc && header && pa_file_mode(f) == PA_FILE_MODE_FILE)
+	pa_pager_start(&pager, no_pager || !t);
+	if (t && header && pa_file_mode(f) == PA_FILE_MODE_FILE)
 		pa_print_header(stdout, f);
-	if (!sc || pa_trace_run(t, &err) || pa_script_print(sc, stdout, &err)) {
+	if (!t || pa_trace_run(t, &err) || pa_script_print(sc, t, stdout, &err)) {
 		status = pa_cli_fail("script", path, &err);
 	} else if (pa_file_was_truncated(f)) {
 		fprintf(stderr,

@@ -389,6 +389,12 @@ struct pa_branch_flags {
 	uint8_t type, spec, new_type, priv;
 };
 
+/* perf's names of PERF_BR_* types ("N/A" for 0, "EXTEND_ABI" for 15) and
+ * of PERF_BR_NEW_* types (the new_type of an EXTEND_ABI entry); NULL out
+ * of range. */
+const char *pa_branch_type_name(unsigned type);
+const char *pa_branch_new_type_name(unsigned new_type);
+
 static inline struct pa_branch_flags pa_branch_flags(uint64_t v)
 {
 	return (struct pa_branch_flags){.mispred = v & 1,

@@ -51,6 +51,21 @@ static const char *const rec_names[PA_REC_USER_MAX] = {
 	[PA_REC_BPF_METADATA] = "BPF_METADATA",
 };
 
+const char *pa_branch_type_name(unsigned type)
+{
+	static const char *const names[] = {
+	    "N/A",    "COND",      "UNCOND",   "IND",  "CALL", "IND_CALL", "RET",   "SYSCALL",
+	    "SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ",  "SERROR",   "NO_TX", "EXTEND_ABI"};
+	return type < PA_ARRAY_SIZE(names) ? names[type] : NULL;
+}
+
+const char *pa_branch_new_type_name(unsigned new_type)
+{
+	static const char *const names[] = {"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1",
+	                                    "ARCH_2",     "ARCH_3",     "ARCH_4",     "ARCH_5"};
+	return new_type < PA_ARRAY_SIZE(names) ? names[new_type] : NULL;
+}
+
 const char *pa_rec_type_name(uint32_t type)
 {
 	return type < PA_REC_USER_MAX ? rec_names[type] : NULL;

@@ -178,11 +178,6 @@ void pa_branch_shown_mispredict(struct pa_report *r, struct hkey *k)
 	k->mp_shown = r->mp_last;
 }
 
-/* perf's branch_type_name(), PERF_BR_* */
-static const char *const type_names[16] = {
-    "N/A",    "COND",      "UNCOND",   "IND",  "CALL", "IND_CALL", "RET",   "SYSCALL",
-    "SYSRET", "COND_CALL", "COND_RET", "ERET", "IRQ",  "SERROR",   "NO_TX", "EXTEND_ABI"};
-
 static void stat_line(FILE *out, const char *name, uint64_t n, uint64_t total)
 {
 	if (n)
@@ -203,6 +198,6 @@ void pa_branch_print_stats(const struct pa_report *r, FILE *out)
 	stat_line(out, "CROSS_4K", b->cross_4k, total);
 	stat_line(out, "CROSS_2M", b->cross_2m, total);
 	for (unsigned i = 0; i < 16; i++)
-		stat_line(out, type_names[i], b->counts[i], total);
+		stat_line(out, pa_branch_type_name(i), b->counts[i], total);
 	/* (perf ends the output there, without a newline) */
 }

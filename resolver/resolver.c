@@ -260,6 +260,11 @@ int pa_resolver_symbolize(struct pa_resolver *r, bool srclines, bool inlines)
 	return 0;
 }
 
+bool pa_resolver_dso_from_elf(const struct pa_resolver *r, const struct pa_dso *d)
+{
+	return d->idx < r->nr_dsyms && r->dsyms[d->idx].state == 1 && r->dsyms[d->idx].elf_path;
+}
+
 void pa_resolver_foreach_dso_note(const struct pa_resolver *r, pa_resolver_dso_note_fn fn,
                                   void *ctx)
 {

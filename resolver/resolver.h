@@ -118,6 +118,8 @@ unsigned pa_resolver_decl_line(struct pa_resolver *r, const struct pa_loc *l);
 /* perf's offset of a location from the start of its symbol (perf script's
  * "symoff"; an inline frame's from the function it was inlined into). */
 uint64_t pa_resolver_sym_offset(struct pa_resolver *r, const struct pa_loc *l);
+/* After pa_resolver_symbolize: d's symbols were read from an ELF file. */
+bool pa_resolver_dso_from_elf(const struct pa_resolver *r, const struct pa_dso *d);
 /* perf's srcline of an address in a map, as perf script prints it (its
  * map__srcline without a symbol): addr2line's answer, else "DSO[ADDR]";
  * NULL without a map (or on ENOMEM). */
@@ -239,6 +241,15 @@ struct pa_trace_opts {
 	/* PA_TRACE_SIDE_* bits: keep these records */
 	unsigned side_records;
 	bool no_idle;    /* drop pid 0's samples (perf script keeps them) */
+	bool branches;   /* keep branch stacks, each end a location */
+};
+
+/* A branch stack entry of a kept sample: the raw addresses and flags word
+ * (pa_branch_flags), and each end's location, in the map perf finds for
+ * it in any cpumode (user first). */
+struct pa_trace_branch {
+	uint64_t from, to, flags;
+	uint32_t from_loc, to_loc;
 };
 
 #define PA_TRACE_SIDE_MMAP   1u /* MMAP, MMAP2 */
@@ -259,6 +270,9 @@ struct pa_trace_sample {
 	 * without a call chain. Valid during the callback only. */
 	const uint32_t *frames;
 	uint32_t nr_frames;
+	/* With opts.branches: its branch stack, most recent first. */
+	const struct pa_trace_branch *branches;
+	uint32_t nr_branches;
 };
 
 /* A side record: the event (only its type, misc, the union's part for

@@ -54,6 +54,12 @@ struct pa_trace {
 	uint64_t nr_samples;
 	uint32_t *frames; /* the walk's scratch */
 	size_t cap_frames;
+	/* opts.branches: record i's entries are brs[br_start[i],
+	 * br_start[i + 1]) (br_start has nr_recs + 1 entries after the run) */
+	struct pa_trace_branch *brs;
+	size_t nr_brs, cap_brs;
+	uint64_t *br_start;
+	size_t cap_br_start;
 };
 
 struct pa_trace *pa_trace_new(struct pa_session *s, const struct pa_trace_opts *opts,
@@ -90,6 +96,8 @@ void pa_trace_free(struct pa_trace *t)
 	free(t->chain);
 	free(t->sides);
 	free(t->frames);
+	free(t->brs);
+	free(t->br_start);
 	pa_arena_release(&t->arena);
 	free(t);
 }
@@ -123,6 +131,47 @@ static struct trec *next_rec(struct pa_trace *t)
 		t->chunks[t->nr_chunks++] = p;
 	}
 	return &t->chunks[c][t->nr_recs % CHUNK_RECS];
+}
+
+/* Record t->nr_recs starts its branch entries here. 0 or -ENOMEM. */
+static int br_mark(struct pa_trace *t)
+{
+	if (!t->opts.branches)
+		return 0;
+	if (PA_GROW(t->br_start, t->cap_br_start, t->nr_recs + 2, 4096))
+		return -ENOMEM;
+	t->br_start[t->nr_recs] = t->nr_brs;
+	return 0;
+}
+
+/* A branch end's location: in the map found for it in any cpumode. */
+static int branch_end(struct pa_trace *t, struct pa_thread *th, uint64_t addr, uint32_t *out)
+{
+	struct pa_addr_loc al;
+	bool found = pa_session_find_branch_map(t->s, th, addr, &al);
+	return pa_resolver_intern(t->r, found ? al.dso : NULL, found ? al.addr : addr, addr,
+	                          al.level,
+	                          al.cpumode == PA_MISC_KERNEL && found ? PA_LOC_KERNEL : 0, out);
+}
+
+/* The sample's branch stack, after br_mark. 0 or -ENOMEM. */
+static int keep_branches(struct pa_trace *t, struct pa_thread *th, const struct pa_sample *sm)
+{
+	uint64_t nr = sm->branch.entries ? sm->branch.nr : 0;
+	if (!t->opts.branches || !nr)
+		return 0;
+	if (PA_GROW(t->brs, t->cap_brs, t->nr_brs + nr, 1024))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < nr; i++) {
+		const uint64_t *e = &sm->branch.entries[3 * i];
+		struct pa_trace_branch *b = &t->brs[t->nr_brs + i];
+		*b = (struct pa_trace_branch){.from = e[0], .to = e[1], .flags = e[2]};
+		if (branch_end(t, th, b->from, &b->from_loc) ||
+		    branch_end(t, th, b->to, &b->to_loc))
+			return -ENOMEM;
+	}
+	t->nr_brs += nr;
+	return 0;
 }
 
 /* The trie node of a chain given leaf first. */
@@ -165,7 +214,7 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	uint64_t nr = t->opts.callchains && (sm->type & PA_SAMPLE_CALLCHAIN) ? sm->callchain_nr : 0;
 	size_t umax = unwind ? (size_t)t->opts.max_stack : 0;
 	struct trec *rc = next_rec(t);
-	if (!rc || PA_GROW(t->chain, t->cap_chain, nr + umax + 1, 256))
+	if (!rc || PA_GROW(t->chain, t->cap_chain, nr + umax + 1, 256) || br_mark(t))
 		return -ENOMEM;
 	*rc = (struct trec){.kind = REC_SAMPLE,
 	                    .cpumode = mode,
@@ -183,7 +232,7 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	if (pa_chainer_sample_loc(t->chainer, s, th, ev, al, gen, &rc->loc) ||
 	    (t->opts.callchains &&
 	     pa_chainer_chain(t->chainer, s, th, ev, gen, unwind > 0, t->chain, &n)) ||
-	    chain_node(t, t->chain, n, &rc->n))
+	    chain_node(t, t->chain, n, &rc->n) || keep_branches(t, th, sm))
 		return -ENOMEM;
 	t->nr_recs++;
 	t->nr_samples++;
@@ -201,7 +250,7 @@ static int on_side(void *ctx, struct pa_session *s, const struct pa_event *ev, s
 	    !pa_filter_cpu_time(&t->filter, ev->sample.cpu, ev->sample.time))
 		return 0;
 	struct trec *rc = next_rec(t);
-	if (!rc || PA_GROW(t->sides, t->cap_sides, t->nr_sides + 1, 64))
+	if (!rc || PA_GROW(t->sides, t->cap_sides, t->nr_sides + 1, 64) || br_mark(t))
 		return -ENOMEM;
 	if (pa_event_keep(&t->arena, &t->sides[t->nr_sides], ev))
 		return -ENOMEM;
@@ -242,7 +291,8 @@ int pa_trace_run(struct pa_trace *t, struct pa_err *err)
 			pa_err_set(err, ret, "out of memory");
 		return ret;
 	}
-	if ((ret = pa_resolver_symbolize(t->r, t->opts.srclines, !t->opts.no_inline)))
+	if ((ret = br_mark(t)) ||
+	    (ret = pa_resolver_symbolize(t->r, t->opts.srclines, !t->opts.no_inline)))
 		return pa_err_set(err, ret, "out of memory");
 	pa_trie_drop_table(&t->chains);
 	return 0;
@@ -290,6 +340,10 @@ int pa_trace_foreach(struct pa_trace *t, pa_trace_sample_fn fn, pa_trace_side_fn
 			return ret;
 		sm.nr_frames = (uint32_t)ret;
 		sm.frames = t->frames;
+		if (t->opts.branches) {
+			sm.branches = t->brs + t->br_start[i];
+			sm.nr_branches = (uint32_t)(t->br_start[i + 1] - t->br_start[i]);
+		}
 		if ((ret = fn(ctx, &sm)))
 			return ret;
 	}

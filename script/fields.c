@@ -284,14 +284,15 @@ int pa_script_check_fields(struct pa_script *sc, struct pa_err *err)
 			return ret;
 		/* accepted as perf's names, not printed yet: said, rather than
 		 * a line without them */
-		const uint64_t branch = F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF | F_BRSTACKINSN |
-		                        F_BRSTACKINSNLEN;
+		const uint64_t insns = F_BRSTACKINSN | F_BRSTACKINSNLEN;
 		for (size_t i = 0; first && i < PA_ARRAY_SIZE(fields); i++)
-			if (fields[i].bit & branch & o->fields)
-				return pa_err_set(err, PA_ERR_USAGE,
-				                  "-F %s: pa script does not print branch stacks yet "
-				                  "(pa report shows them: branch mode, -b)",
-				                  fields[i].name);
+			if (fields[i].bit & insns & o->fields)
+				return pa_err_set(
+				    err, PA_ERR_USAGE,
+				    "-F %s: pa script does not print the instructions "
+				    "between branches yet (brstack, brstacksym and "
+				    "brstackoff it does)",
+				    fields[i].name);
 	}
 	return 0;
 }

@@ -72,6 +72,9 @@ struct pa_script {
 	int name_width;
 	uint64_t first_time, prev_time;
 	bool have_first;
+	/* brstackoff: the DSOs perf has read the symbols of (by idx) */
+	uint8_t *dso_seen;
+	unsigned nr_seen;
 };
 
 /* out.c: a buffer for the text, numbers written without printf (see
@@ -123,6 +126,12 @@ bool pa_script_has_callchain(const struct pa_evsel *e);
 void pa_script_line_start(struct pa_script *sc, const struct out_type *o, const struct pa_evsel *e,
                           const struct pa_script_line *ls, struct obuf *b);
 int pa_script_sample(void *ctx, const struct pa_trace_sample *sm);
+/* a DSO's name as perf script prints it ("[unknown]": none) */
+const char *pa_script_dso_name(const struct pa_script *sc, const struct pa_dso *d);
+/* branch.c: the brstack, brstacksym or brstackoff text of a sample (chain:
+ * its call chain was printed). 0 or -ENOMEM. */
+int pa_script_branches(struct pa_script *sc, const struct out_type *o,
+                       const struct pa_trace_sample *sm, bool chain, struct obuf *b);
 /* records.c: a side record's text */
 int pa_script_side(void *ctx, const struct pa_trace_side *sd);
 

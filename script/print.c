@@ -105,7 +105,7 @@ static bool kernel_dso(const struct pa_dso *d)
 	return d && (d->kind == PA_DSO_KERNEL || d->kind == PA_DSO_KERNEL_MODULE);
 }
 
-static const char *dso_name(const struct pa_script *sc, const struct pa_dso *d)
+const char *pa_script_dso_name(const struct pa_script *sc, const struct pa_dso *d)
 {
 	if (!d)
 		return "[unknown]";
@@ -134,7 +134,7 @@ static int make_loc_text(struct pa_script *sc, const struct out_type *o, const s
 	else if (PRINT(o, F_SYM))
 		ret |= pa_buf_addf(t, " %s", l->sym->name);
 	if (PRINT(o, F_DSO) && !inlined)
-		ret |= pa_buf_addf(t, " (%s)", dso_name(sc, l->dso));
+		ret |= pa_buf_addf(t, " (%s)", pa_script_dso_name(sc, l->dso));
 	if (PRINT(o, F_SRCLINE)) {
 		const char *s = pa_resolver_map_srcline(r, l);
 		if (s && strcmp(s, PA_SRCLINE_UNKNOWN))
@@ -220,12 +220,14 @@ int pa_script_sample(void *ctx, const struct pa_trace_sample *sm)
 	}
 	if (PRINT(o, F_ADDR))
 		ob_num(b, sm->addr, 16, 16, false);
+	bool chain = PRINT(o, F_IP) && sc->use_callchain && pa_script_has_callchain(e);
 	if (PRINT(o, F_IP)) {
-		bool chain = sc->use_callchain && pa_script_has_callchain(e);
 		ob_char(b, chain ? '\n' : ' ');
 		if (print_ip(sc, type, o, sm, chain, b))
 			return -ENOMEM;
 	}
+	if (pa_script_branches(sc, o, sm, chain, b))
+		return -ENOMEM;
 	ob_char(b, '\n');
 	return ferror(b->f) ? -EIO : 0;
 }

@@ -6,15 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pa_script *pa_script_new(struct pa_trace *t, const struct pa_script_opts *opts,
-                                struct pa_err *err)
+struct pa_script *pa_script_new(const struct pa_script_opts *opts, struct pa_err *err)
 {
 	struct pa_script *sc = calloc(1, sizeof(*sc));
 	if (!sc) {
 		pa_err_set(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	sc->t = t;
 	pa_opts_copy(&sc->opts, sizeof(sc->opts), opts);
 	pa_arena_init(&sc->arena, 4096);
 	pa_script_default_fields(sc);
@@ -38,6 +36,7 @@ void pa_script_free(struct pa_script *sc)
 	for (size_t i = 0; i < PA_ARRAY_SIZE(sc->loc_text); i++)
 		free(sc->loc_text[i]);
 	pa_buf_release(&sc->text);
+	free(sc->dso_seen);
 	pa_arena_release(&sc->arena);
 	free(sc);
 }
@@ -76,8 +75,17 @@ static void setup_callchains(struct pa_script *sc, struct pa_file *f)
 	}
 }
 
-int pa_script_print(struct pa_script *sc, FILE *out, struct pa_err *err)
+bool pa_script_reads_branches(const struct pa_script *sc)
 {
+	for (int i = 0; i < T_MAX; i++)
+		if (sc->out[i].fields & (F_BRSTACK | F_BRSTACKSYM | F_BRSTACKOFF))
+			return true;
+	return false;
+}
+
+int pa_script_print(struct pa_script *sc, struct pa_trace *t, FILE *out, struct pa_err *err)
+{
+	sc->t = t;
 	struct pa_file *f = pa_session_file(pa_trace_session(sc->t));
 	int ret = pa_script_check_fields(sc, err);
 	if (ret)

@@ -33,19 +33,22 @@ struct pa_script;
 /* Parses the fields (-F syntax; perf's checks against the recording's
  * events come when printing: a pipe names its events as it goes). NULL
  * with err set (PA_ERR_USAGE: a bad -F, with perf's message). The trace
- * keeps call chains unless -G. */
-struct pa_script *pa_script_new(struct pa_trace *t, const struct pa_script_opts *opts,
-                                struct pa_err *err);
+ * keeps call chains unless -G, and branch stacks when
+ * pa_script_reads_branches(). */
+struct pa_script *pa_script_new(const struct pa_script_opts *opts, struct pa_err *err);
 void pa_script_free(struct pa_script *sc);
+/* Some type prints brstack, brstacksym or brstackoff: the trace must keep
+ * branch stacks (pa_trace_opts.branches). */
+bool pa_script_reads_branches(const struct pa_script *sc);
 /* Print every sample and side record of the (run) trace. 0, or a negative
  * error (with err set: PA_ERR_USAGE when a field asked for all events is
  * not recorded, perf's message, nothing printed); a write error of out is
  * the caller's to see. */
-int pa_script_print(struct pa_script *sc, FILE *out, struct pa_err *err);
+int pa_script_print(struct pa_script *sc, struct pa_trace *t, FILE *out, struct pa_err *err);
 /* The -F fields pa accepts but prints nothing for (perf prints them from
  * what pa does not keep or decode). */
 #define PA_SCRIPT_UNSUPPORTED                                                                      \
-	"trace,iregs,uregs,brstack,brstacksym,brstackoff,brstackinsn,brstackinsnlen,insn,insnlen," \
+	"trace,iregs,uregs,brstackinsn,brstackinsnlen,insn,insnlen,"                               \
 	"bpf-output,synth,metric,srccode,ipc,tod,data_src,weight,phys_addr,data_page_size,"        \
 	"code_page_size,ins_lat,flags"
 

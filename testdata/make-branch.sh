@@ -53,4 +53,5 @@ while IFS= read -r o; do
 	[ -s "$gold/report-$i.le" ] || { echo "make-branch: perf gave nothing for '$o'" >&2; exit 1; }
 	mv "$gold/report-$i.le" "$gold/report-$i.txt"
 done <"$gold/optsets"
+"$here/make-branch-script.sh"
 ls -l "$out" "$out/symfs$dir" "$gold"

@@ -11,11 +11,15 @@
 #     what the generator writes from their spec;
 #  2. pa on each of them equals perf 6.1's golden report for every option
 #     set of golden/branch/optsets (perf read all four alike);
+#     and pa script's brstack, brstacksym and brstackoff fields equal
+#     perf script's golden text for golden/branch/script-optsets;
 #  3. with perf here: pa equals perf on recordings generated now from the
-#     programs built here and other seeds, for more key orders;
+#     programs built here and other seeds, for more key orders, and pa
+#     script equals perf script there (with call chains, and without the
+#     programs' symbols: brstackoff's offsets, brstacksym's [unknown]);
 #  4. -b without branch stacks and a branch key outside branch mode are
 #     refused (usage errors, exit 1), as perf refuses them; pa script's
-#     branch fields (not printed yet) are refused, not left out silently.
+#     brstackinsn (not printed yet) is refused, not left out silently.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 private_home
@@ -48,6 +52,17 @@ while IFS= read -r o; do
 		same "$v.data '$o': perf's report" "$GOLD/report-$i.txt" got.txt
 	done
 done <"$GOLD/optsets"
+i=0
+while IFS= read -r o; do
+	i=$((i + 1))
+	CASE=$i
+	for v in le be le-hw be-hw; do
+		in_subset $((CASE++)) || continue
+		# shellcheck disable=SC2086 # options split on purpose
+		pa script -i "$B/$v.data" --symfs "$B/symfs" $o >got.txt 2>got.err
+		same "$v.data script '$o': perf's text" "$GOLD/script-$i.txt" got.txt
+	done
+done <"$GOLD/script-optsets"
 
 # 4. refusals
 pa report -i "$TESTDATA/le-file.data" --stdio -b >/dev/null 2>err.txt
@@ -59,11 +74,11 @@ st=$?
 CHECKS=$((CHECKS + 1))
 [ $st = 1 ] && grep -q "dso_from" err.txt || fail "dso_from outside branch mode: exit $st, $(cat err.txt)"
 
-pa script -i "$B/le.data" --symfs "$B/symfs" -F ip,brstack >out.txt 2>err.txt
+pa script -i "$B/le.data" --symfs "$B/symfs" -F ip,brstackinsn >out.txt 2>err.txt
 st=$?
 CHECKS=$((CHECKS + 1))
-[ $st = 1 ] && ! [ -s out.txt ] && grep -q "brstack" err.txt ||
-	fail "pa script -F brstack (not printed yet) must say so: exit $st, $(cat err.txt)"
+[ $st = 1 ] && ! [ -s out.txt ] && grep -q "brstackinsn" err.txt ||
+	fail "pa script -F brstackinsn (not printed yet) must say so: exit $st, $(cat err.txt)"
 
 # 3. live, against perf
 if ! command -v perf >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
@@ -96,6 +111,20 @@ for seed in 1 2 3; do
 		# shellcheck disable=SC2086
 		pa report -i live.data --stdio --no-pager $o >got.txt 2>got.err
 		same "seed $seed '$o': pa is perf" perf.txt got.txt
+	done
+	# pa script: with call chains on seed 1, without the programs'
+	# symbols (an empty --symfs) on seed 2
+	chain=()
+	[ $seed = 1 ] && chain+=(--callchain) && ./gen-branch "${opts[@]}" "${chain[@]}" live.spec live.data
+	sym=()
+	[ $seed = 2 ] && mkdir -p empty && sym+=(--symfs empty)
+	for o in "-F +brstack" "-F ip,sym,brstacksym,dso" "-F ip,dso,brstackoff" "-F tid,brstackoff"; do
+		in_subset $((CASE++)) || continue
+		# shellcheck disable=SC2086
+		perf script -i live.data "${sym[@]}" $o >perf.txt 2>/dev/null
+		# shellcheck disable=SC2086
+		pa script -i live.data "${sym[@]}" $o >got.txt 2>got.err
+		same "seed $seed script ${chain[*]} ${sym[*]} '$o': pa is perf" perf.txt got.txt
 	done
 done
 finish
