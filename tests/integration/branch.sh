@@ -40,29 +40,23 @@ for v in le be le-hw be-hw; do
 done
 
 # 2. perf's golden answers (each option set on one of the four files under
-# the reduced runs, the diagonal)
-i=0
-while IFS= read -r o; do
-	i=$((i + 1))
-	CASE=$i
-	for v in le be le-hw be-hw; do
-		in_subset $((CASE++)) || continue
-		# shellcheck disable=SC2086 # options split on purpose
-		pa report -i "$B/$v.data" --symfs "$B/symfs" --stdio --no-pager $o >got.txt 2>got.err
-		same "$v.data '$o': perf's report" "$GOLD/report-$i.txt" got.txt
-	done
-done <"$GOLD/optsets"
-i=0
-while IFS= read -r o; do
-	i=$((i + 1))
-	CASE=$i
-	for v in le be le-hw be-hw; do
-		in_subset $((CASE++)) || continue
-		# shellcheck disable=SC2086 # options split on purpose
-		pa script -i "$B/$v.data" --symfs "$B/symfs" $o >got.txt 2>got.err
-		same "$v.data script '$o': perf's text" "$GOLD/script-$i.txt" got.txt
-	done
-done <"$GOLD/script-optsets"
+# the reduced runs, the diagonal): goldens OPTSETS PREFIX PA-COMMAND...
+goldens() {
+	local sets=$1 prefix=$2 i=0 o v
+	shift 2
+	while IFS= read -r o; do
+		i=$((i + 1))
+		CASE=$i
+		for v in le be le-hw be-hw; do
+			in_subset $((CASE++)) || continue
+			# shellcheck disable=SC2086 # options split on purpose
+			pa "$@" -i "$B/$v.data" --symfs "$B/symfs" $o >got.txt 2>got.err
+			same "$v.data $1 '$o': perf's text" "$GOLD/$prefix-$i.txt" got.txt
+		done
+	done <"$GOLD/$sets"
+}
+goldens optsets report report --stdio --no-pager
+goldens script-optsets script script
 
 # 4. refusals
 pa report -i "$TESTDATA/le-file.data" --stdio -b >/dev/null 2>err.txt
