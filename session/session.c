@@ -77,6 +77,7 @@ struct qev {
 struct qdwarf {
 	uint64_t abi, mask, size, dyn_size;
 	uint32_t nr;
+	bool units_reversed; /* as the sample's (formats.h) */
 	const uint64_t *regs;
 	const uint8_t *data;
 };
@@ -1043,9 +1044,13 @@ static int copy_user_stack(struct pa_arena *a, const struct pa_sample *sm, struc
 	bool stack = (sm->type & PA_SAMPLE_STACK_USER) && sm->user_stack.data;
 	if (!regs && !stack)
 		return 0;
-	uint64_t len = stack ? sm->user_stack.size : 0;
+	uint64_t len = stack ? sm->user_stack.size : 0, dyn = len;
 	if (stack && sm->user_stack.dyn_size < len)
-		len = sm->user_stack.dyn_size;
+		dyn = len = sm->user_stack.dyn_size;
+	/* reversed 8-byte units: whole units, or the last bytes would be lost */
+	bool rev = stack && sm->user_stack.units_reversed;
+	if (rev && len % 8)
+		len = len + 8 - len % 8 < sm->user_stack.size ? len + 8 - len % 8 : sm->user_stack.size;
 	size_t nregs = regs ? sm->user_regs.nr : 0;
 	struct qdwarf *d = pa_arena_alloc_raw(a, sizeof(*d) + nregs * 8 + (size_t)len);
 	if (!d)
@@ -1053,8 +1058,9 @@ static int copy_user_stack(struct pa_arena *a, const struct pa_sample *sm, struc
 	*d = (struct qdwarf){.abi = regs ? sm->user_regs.abi : 0,
 			     .mask = regs ? sm->user_regs.mask : 0,
 			     .nr = (uint32_t)nregs,
+			     .units_reversed = rev,
 			     .size = len,
-			     .dyn_size = len};
+			     .dyn_size = dyn};
 	uint64_t *r = (uint64_t *)(d + 1);
 	if (nregs)
 		memcpy(r, sm->user_regs.regs, nregs * 8);
@@ -1191,6 +1197,7 @@ static int deliver_queued(struct pa_session *s, const struct qev *q, struct pa_e
 		ev->sample.user_stack.data = d ? d->data : NULL;
 		ev->sample.user_stack.size = d ? d->size : 0;
 		ev->sample.user_stack.dyn_size = d ? d->dyn_size : 0;
+		ev->sample.user_stack.units_reversed = d && d->units_reversed;
 	}
 	s->cur_key = q->key;
 	int r = deliver(s, ev);

@@ -213,13 +213,21 @@ for f in "${files[@]}"; do
 done
 
 # The big-endian twin (perf inject on s390x, which swapped the stack copies
-# as u64 arrays): pa must read it as perf reads the little-endian one.
+# as u64 arrays): pa must read it as perf reads the little-endian one, the
+# fixture's program found (le-file.data's archive holds it) so that both
+# unwind its stacks.
 if [ -f "$TESTDATA/be-dwarf.data" ] && [ -f "$TESTDATA/le-dwarf.inj.data" ]; then
+	mkdir -p behome
+	HOME=$PWD/behome pa archive --unpack "$TESTDATA/le-file.data.tar.zst" >/dev/null 2>&1 ||
+		fail "pa archive --unpack le-file.data.tar.zst failed"
 	for o in "" "--no-children" "-g caller" "--no-inline"; do
 		# shellcheck disable=SC2086
-		perf report -i "$TESTDATA/le-dwarf.inj.data" --stdio $o 2>/dev/null | norm >exp
+		HOME=$PWD/behome perf report -i "$TESTDATA/le-dwarf.inj.data" --stdio $o 2>/dev/null |
+			norm >exp
 		# shellcheck disable=SC2086
-		pa report -i "$TESTDATA/be-dwarf.data" --stdio $o 2>got.err | norm >got
+		HOME=$PWD/behome pa report -i "$TESTDATA/be-dwarf.data" --stdio $o 2>got.err | norm >got
+		CHECKS=$((CHECKS + 1))
+		grep -q "outer" exp || fail "be-dwarf.data '$o': perf did not unwind le-dwarf.inj.data"
 		same_graphs "be-dwarf.data report '$o' (perf: le-dwarf.inj.data)" exp got
 	done
 fi
