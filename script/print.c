@@ -162,7 +162,8 @@ static int put_loc(struct pa_script *sc, int type, const struct out_type *o, uin
 		x->off = (uint32_t)start;
 		x->len = (uint32_t)(sc->text.len - start);
 	}
-	ob_mem(b, sc->text.data + x->off, x->len);
+	if (x->len) /* (an empty text is made again each time: cheap) */
+		ob_mem(b, sc->text.data + x->off, x->len);
 	return 0;
 }
 
