@@ -102,7 +102,7 @@ struct pa_session_opts {
 	 * resolves it when it needs to, e.g. not when it has the ip cached;
 	 * DSO hit marks are then the callback's to set. */
 	bool lazy_sample_loc;
-	/* Told how far the work is, on the delivering thread: every 65536
+	/* Told how far the work is, on the calling thread: every 65536
 	 * events delivered and once when the input is read to its end
 	 * (done): the input consumed so far (pa_session_input_pos) and the
 	 * samples delivered. For a progress indicator; NULL: none. */
