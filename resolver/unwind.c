@@ -517,14 +517,23 @@ static bool ensure_module(struct pa_unwind *u, uint64_t pc)
 	return true;
 }
 
-/* Is pc the x86_64 signal trampoline (mov $15,%rax; syscall: glibc's and
- * musl's __restore_rt)? The frame after it is the one the signal
- * interrupted. */
-static bool is_sigreturn(struct pa_unwind *u, uint64_t pc)
+/* Does the x86_64 signal trampoline (mov $15,%rax; syscall: glibc's and
+ * musl's __restore_rt) start at pc? */
+static bool sigreturn_at(struct pa_unwind *u, uint64_t pc)
 {
 	uint64_t w0, w1;
 	return read_mem(u, pc, 8, &w0) && read_mem(u, pc + 8, 8, &w1) &&
 	       w0 == 0x0f0000000fc0c748ull && (w1 & 0xff) == 0x05;
+}
+
+/* Is pc in the signal trampoline: at its start (a return address, or a
+ * sampled ip), or at its syscall (a sampled ip between the two
+ * instructions)? The frame after it is the one the signal interrupted:
+ * perf's libunwind knows the trampoline's whole range (its CFI says it is
+ * a signal frame). */
+static bool is_sigreturn(struct pa_unwind *u, uint64_t pc)
+{
+	return sigreturn_at(u, pc) || (pc >= 7 && sigreturn_at(u, pc - 7));
 }
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
