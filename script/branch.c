@@ -43,12 +43,6 @@ static void put_dso(const struct pa_script *sc, const struct out_type *o, const 
 	ob_char(b, ')');
 }
 
-static void put_hex(struct obuf *b, uint64_t v)
-{
-	ob_mem(b, "0x", 2);
-	ob_num(b, v, 16, 0, false);
-}
-
 /* brstacksym's end: perf's symbol__fprintf_symname_offs */
 static void put_sym(struct pa_script *sc, const struct pa_loc *l, struct obuf *b)
 {
@@ -97,6 +91,22 @@ static int mark_seen(struct pa_script *sc, const struct pa_trace_sample *sm, boo
 	return 0;
 }
 
+/* One end of an entry in the field f's form (then its DSO, with -F dso):
+ * " 0xRAW" (brstack), "SYM+0xOFF" (brstacksym), " 0xOFF" (brstackoff). */
+static void put_end(struct pa_script *sc, const struct out_type *o, uint64_t f,
+                    const struct pa_loc *l, uint64_t raw, bool from, struct obuf *b)
+{
+	if (f & F_BRSTACKSYM && !(f & F_BRSTACK)) {
+		put_sym(sc, l, b);
+	} else {
+		if (from)
+			ob_char(b, ' ');
+		ob_mem(b, "0x", 2);
+		ob_num(b, f & F_BRSTACK ? raw : off_of(sc, l, raw), 16, 0, false);
+	}
+	put_dso(sc, o, l, b);
+}
+
 int pa_script_branches(struct pa_script *sc, const struct out_type *o,
                        const struct pa_trace_sample *sm, bool chain, struct obuf *b)
 {
@@ -108,28 +118,9 @@ int pa_script_branches(struct pa_script *sc, const struct out_type *o,
 	const struct pa_loc *locs = pa_resolver_locs(pa_trace_resolver(sc->t));
 	for (uint32_t i = 0; i < sm->nr_branches; i++) {
 		const struct pa_trace_branch *br = &sm->branches[i];
-		const struct pa_loc *from = &locs[br->from_loc], *to = &locs[br->to_loc];
-		if (f & F_BRSTACK) {
-			ob_char(b, ' ');
-			put_hex(b, br->from);
-			put_dso(sc, o, from, b);
-			ob_char(b, '/');
-			put_hex(b, br->to);
-			put_dso(sc, o, to, b);
-		} else if (f & F_BRSTACKSYM) {
-			put_sym(sc, from, b);
-			put_dso(sc, o, from, b);
-			ob_char(b, '/');
-			put_sym(sc, to, b);
-			put_dso(sc, o, to, b);
-		} else {
-			ob_char(b, ' ');
-			put_hex(b, off_of(sc, from, br->from));
-			put_dso(sc, o, from, b);
-			ob_char(b, '/');
-			put_hex(b, off_of(sc, to, br->to));
-			put_dso(sc, o, to, b);
-		}
+		put_end(sc, o, f, &locs[br->from_loc], br->from, true, b);
+		ob_char(b, '/');
+		put_end(sc, o, f, &locs[br->to_loc], br->to, false, b);
 		put_flags(b, br->flags);
 	}
 	return 0;

@@ -85,8 +85,7 @@ struct qdwarf {
 /* Queued events live in per-round chunks freed when all are delivered. */
 struct qchunk {
 	struct pa_arena arena;
-	size_t live;   /* events not delivered yet */
-	size_t nalloc; /* events made in the chunk */
+	size_t live; /* events not delivered yet */
 	struct qchunk *next;
 };
 
@@ -1049,8 +1048,10 @@ static int copy_user_stack(struct pa_arena *a, const struct pa_sample *sm, struc
 		dyn = len = sm->user_stack.dyn_size;
 	/* reversed 8-byte units: whole units, or the last bytes would be lost */
 	bool rev = stack && sm->user_stack.units_reversed;
-	if (rev && len % 8)
-		len = len + 8 - len % 8 < sm->user_stack.size ? len + 8 - len % 8 : sm->user_stack.size;
+	if (rev && len % 8) {
+		uint64_t whole = len + 8 - len % 8;
+		len = whole < sm->user_stack.size ? whole : sm->user_stack.size;
+	}
 	size_t nregs = regs ? sm->user_regs.nr : 0;
 	struct qdwarf *d = pa_arena_alloc_raw(a, sizeof(*d) + nregs * 8 + (size_t)len);
 	if (!d)
@@ -1134,7 +1135,6 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 			return NULL;
 		q->full = e;
 	}
-	c->nalloc++;
 	c->live++;
 	return q;
 }
