@@ -38,7 +38,11 @@ import platform
 import re
 import sys
 
-EVENT_RE = re.compile(r"^(\S.+?)\s+(\d+)/*(\d+)*\s+")
+# (one deliberate difference: stackcollapse-perf.pl's ids are unsigned, so a
+# sample perf gives tid -1 (a thread sampled on its way out, after its pid
+# was released) is dropped, or in period mode glued into a name holding its
+# time; pa folded keeps it under the name perf gives it, ":-1")
+EVENT_RE = re.compile(r"^(\S.+?)\s+(-?\d+)/*(-?\d+)*\s+")
 EVENT_TAIL_RE = re.compile(r":\s*(\d+)*\s+(\S+):\s*$")
 STACK_RE = re.compile(r"^\s*(\w+)\s*(.+) \((.*)\)")
 OFFSET_RE = re.compile(r"\+0x[\da-f]+$")
