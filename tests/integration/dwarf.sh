@@ -212,6 +212,72 @@ for f in "${files[@]}"; do
 		case_run check_script "$base" "$f" --no-inline -F comm,tid,time,ip,sym,symoff,dso,srcline
 done
 
+# The signal trampoline entered at its system call: a program that raises
+# signals in a loop has many samples inside rt_sigreturn, whose user ip is
+# just after the trampoline's syscall instruction (__restore_rt+0x9);
+# rewriting that ip to the instruction itself (+0x7, what a sample taken in
+# user mode there has, rarely) gives a recording where every such sample
+# must unwind through the trampoline into the frame the signal interrupted,
+# exactly (perf's libunwind: __pthread_kill_implementation+0x10c, not
+# +0x10b as if +0x7 were a return address).
+cat >sig.c <<'EOF2'
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+static volatile unsigned long sink;
+static void on_usr1(int sig) { sink += (unsigned long)sig; }
+__attribute__((noinline)) static void loop(double ms)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (int i = 0; i < 100; i++)
+			raise(SIGUSR1);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6 < ms);
+}
+int main(int argc, char **argv)
+{
+	signal(SIGUSR1, on_usr1);
+	loop(argc > 1 ? atof(argv[1]) : 100);
+	return 0;
+}
+EOF2
+# shellcheck disable=SC2086
+if cc $CFLAGS -o sig sig.c && perf record -q --call-graph dwarf -F 4999 -o sig.data -- ./sig 600 >/dev/null 2>&1; then
+	# the absolute user ip of a sample whose first user frame is
+	# __restore_rt+0x9 (perf script prints the ip's registers after its
+	# chain), then every copy of it in the file moved back two bytes
+	perf script -i sig.data -F ip,sym,symoff,uregs 2>/dev/null | python3 -c '
+import re, struct, sys
+chain, ip = [], None
+for line in sys.stdin:
+    if line.lstrip().startswith("ABI:"):
+        user = [l.split() for l in chain if not l.split()[0].startswith("ffffffff")]
+        if ip is None and user and len(user[0]) > 1 and user[0][1] == "__restore_rt+0x9":
+            ip = int(re.search(r"\bIP:0x([0-9a-f]+)", line).group(1), 16)
+        chain = []
+    elif line.strip():
+        chain.append(line)
+if ip is None:
+    sys.exit(1)
+d = open("sig.data", "rb").read()
+a, b = struct.pack("<Q", ip), struct.pack("<Q", ip - 2)
+open("sig7.data", "wb").write(d.replace(a, b))
+' || note "sig.data: no sample inside rt_sigreturn (or no __restore_rt symbol); the trampoline case is not compared"
+	if [ -f sig7.data ]; then
+		perf script -i sig7.data 2>/dev/null >sig7.txt
+		CHECKS=$((CHECKS + 1))
+		grep -A1 '__restore_rt+0x7 ' sig7.txt >sig7.after
+		grep -q ' __pthread_kill_implementation+0x' sig7.after ||
+			fail "sig7.data: perf did not unwind through __restore_rt+0x7"
+		check_script "sig7.data" "$WORK/sig7.data"
+		check_report "sig7.data" "$WORK/sig7.data" "--no-children -g caller"
+	fi
+else
+	note "cannot build or record sig.c; the trampoline case is not compared"
+fi
+
 # The big-endian twin (perf inject on s390x, which swapped the stack copies
 # as u64 arrays): pa must read it as perf reads the little-endian one, the
 # fixture's program found (le-file.data's archive holds it) so that both
