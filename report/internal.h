@@ -111,6 +111,10 @@ struct pa_report {
 	unsigned nr_keys;
 	int cols[12];
 	unsigned nr_cols;
+	/* perf's output sort list (hist_entry__sort): value columns and sort
+	 * keys, in the order they decide */
+	int osort[20];
+	unsigned nr_osort;
 
 	struct pa_filter filter;
 
@@ -177,7 +181,9 @@ enum key {
 	K_ABORT,
 	K_CYCLES,
 	K_ADDR_FROM,
-	K_ADDR_TO
+	K_ADDR_TO,
+	K_SRCLINE_FROM,
+	K_SRCLINE_TO
 };
 #define K_FIRST_BRANCH K_DSO_FROM
 
@@ -279,7 +285,17 @@ struct hkey {
 	char sample_level;    /* the sample's (its first one's), which perf's addr keys show */
 	const char *mp_shown; /* the mispredict cell (pa_branch_shown_mispredict) */
 	uint64_t bflags;
+	/* srcline_from/srcline_to: perf 6.1 computes them only when a
+	 * comparison of its entry trees reaches the key, and prints what it
+	 * has; the state says when that happened (enum pa_lazy) */
+	const char *srcline_from, *srcline_to;
+	uint8_t lazy_from, lazy_to;
 };
+
+/* A lazily computed key's state (hkey.lazy_from, lazy_to), from the most
+ * to the least known: computed before perf sized the column (the width
+ * counts it), computed later (printed cut to the column), never ("(null)"). */
+enum pa_lazy { PA_LAZY_SIZED, PA_LAZY_LATE, PA_LAZY_NEVER };
 
 /* The mispredict cell of a row about to print: perf 6.1's shows "N"
  * (predicted), "Y" (mispredicted), else what the row it printed before
@@ -317,6 +333,8 @@ struct pa_key_def {
 	size_t (*natural_width)(const struct hkey *k);
 	/* the cell in width; last: it ends the line */
 	int (*format)(char *buf, size_t size, const struct hkey *k, int width, bool last);
+	/* a value column: what perf's output sort compares of it */
+	enum { PA_BY_NONE, PA_BY_PERIOD, PA_BY_COUNT, PA_BY_CHILDREN } sorts_by;
 };
 extern const struct pa_key_def pa_keys[];
 /* Whether one of keys[0, n) makes perf merge its entries again after the

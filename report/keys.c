@@ -557,6 +557,41 @@ static size_t cycles_width(const struct hkey *k)
 	return (size_t)snprintf(b, sizeof(b), "%hd", (short)pa_branch_flags(k->bflags).cycles);
 }
 
+/* srcline_from, srcline_to: perf's map__srcline of each end (file:line,
+ * else SYM+OFF, DSO[ADDR] or ??:0), compared (right, left) as strings;
+ * an entry perf never compared on the key prints "(null)", one it
+ * compared only after sizing the columns prints cut to the column */
+#define LAZY_SRCLINE_KEY(end)                                                                      \
+	static const char *srcline_##end##_of(const struct hkey *k)                                \
+	{                                                                                          \
+		return k->srcline_##end ? k->srcline_##end : "";                                   \
+	}                                                                                          \
+	static int srcline_##end##_cmp(const struct hkey *l, const struct hkey *r)                 \
+	{                                                                                          \
+		return pa_key_cmp_str(srcline_##end##_of(r), srcline_##end##_of(l));               \
+	}                                                                                          \
+	static int srcline_##end##_collapse(const struct hkey *a, const struct hkey *b)            \
+	{                                                                                          \
+		return pa_key_cmp_str(srcline_##end##_of(a), srcline_##end##_of(b));               \
+	}                                                                                          \
+	static uint64_t srcline_##end##_hash(const struct hkey *k)                                 \
+	{                                                                                          \
+		return pa_hash_str(srcline_##end##_of(k));                                         \
+	}                                                                                          \
+	static size_t srcline_##end##_width(const struct hkey *k)                                  \
+	{                                                                                          \
+		return k->lazy_##end == PA_LAZY_SIZED ? strlen(srcline_##end##_of(k)) : 0;         \
+	}                                                                                          \
+	static int srcline_##end##_format(char *buf, size_t size, const struct hkey *k, int width, \
+	                                  bool last)                                               \
+	{                                                                                          \
+		(void)last;                                                                        \
+		const char *s = k->lazy_##end == PA_LAZY_NEVER ? "(null)" : srcline_##end##_of(k); \
+		return snprintf(buf, size, "%-*.*s", width, width, s);                             \
+	}
+LAZY_SRCLINE_KEY(from)
+LAZY_SRCLINE_KEY(to)
+
 /* ---- the table ---------------------------------------------------------- */
 
 #define SORT_KEY_DIFF(n, h, f, sort_fn, diff_fn, need_syms)                                        \
@@ -568,9 +603,21 @@ static size_t cycles_width(const struct hkey *k)
 #define SORT_KEY(n, h, f, sort_fn, need_syms) SORT_KEY_DIFF(n, h, f, sort_fn, f##_collapse, need_syms)
 
 const struct pa_key_def pa_keys[] = {
-    [K_OVERHEAD] = {.name = "overhead", .header = "Overhead", .width = 8, .right = true},
-    [K_SAMPLE] = {.name = "sample", .header = "Samples", .width = 12, .right = true},
-    [K_PERIOD] = {.name = "period", .header = "Period", .width = 12, .right = true},
+    [K_OVERHEAD] = {.name = "overhead",
+                    .header = "Overhead",
+                    .width = 8,
+                    .right = true,
+                    .sorts_by = PA_BY_PERIOD},
+    [K_SAMPLE] = {.name = "sample",
+                  .header = "Samples",
+                  .width = 12,
+                  .right = true,
+                  .sorts_by = PA_BY_COUNT},
+    [K_PERIOD] = {.name = "period",
+                  .header = "Period",
+                  .width = 12,
+                  .right = true,
+                  .sorts_by = PA_BY_PERIOD},
     [K_COMM] = {.name = "comm",
                 .header = "Command",
                 .is_sort = true,
@@ -593,7 +640,8 @@ const struct pa_key_def pa_keys[] = {
                     .alias = "children",
                     .header = "Children",
                     .width = 8,
-                    .right = true},
+                    .right = true,
+                    .sorts_by = PA_BY_CHILDREN},
     [K_SRCLINE] = SORT_KEY("srcline", "Source:Line", srcline, srcline_cmp, true),
     /* branch mode's (perf has no se_sort for them: its output sorts by se_cmp) */
     [K_DSO_FROM] = SORT_KEY("dso_from", "Source Shared Object", dso_from, dso_from_cmp, false),
@@ -607,8 +655,11 @@ const struct pa_key_def pa_keys[] = {
     [K_CYCLES] = SORT_KEY("cycles", "Basic Block Cycles", cycles, cycles_cmp, false),
     [K_ADDR_FROM] = SORT_KEY("addr_from", "Source Address", addr_from, addr_from_cmp, true),
     [K_ADDR_TO] = SORT_KEY("addr_to", "Target Address", addr_to, addr_to_cmp, true),
+    [K_SRCLINE_FROM] =
+        SORT_KEY("srcline_from", "From Source:Line", srcline_from, srcline_from_cmp, true),
+    [K_SRCLINE_TO] = SORT_KEY("srcline_to", "To Source:Line", srcline_to, srcline_to_cmp, true),
 };
-_Static_assert(sizeof(pa_keys) / sizeof(pa_keys[0]) == K_ADDR_TO + 1, "a key without an entry");
+_Static_assert(sizeof(pa_keys) / sizeof(pa_keys[0]) == K_SRCLINE_TO + 1, "a key without an entry");
 
 int pa_key_find(const char *name, size_t n)
 {

@@ -77,7 +77,7 @@ static int perf_key_cmp(int k, const struct row *l, const struct row *r)
 
 struct cg_sort {
 	const struct pa_report *r;
-	const struct row *rows;
+	struct row *rows; /* (the comparisons mark lazy keys: lazy_reached) */
 	unsigned nr_members;
 	bool elided[8]; /* by key: perf's output sort skips elided columns */
 };
@@ -98,6 +98,16 @@ void pa_report_elided_keys(const struct pa_report *r, bool *elided)
 	}
 }
 
+/* A comparison of perf's reached key k of an entry: a lazily computed
+ * key (srcline_from, srcline_to) is known from then on, at state at most
+ * (enum pa_lazy). */
+static void lazy_reached(int k, struct hkey *h, enum pa_lazy at)
+{
+	uint8_t *st = k == K_SRCLINE_FROM ? &h->lazy_from : k == K_SRCLINE_TO ? &h->lazy_to : NULL;
+	if (st && *st > at)
+		*st = (uint8_t)at;
+}
+
 /* hists__findnew_entry / hists__collapse_insert_entry: cmp(existing, new)
  * < 0 puts the new entry left; 0: the existing entry has the new one's
  * keys. perf's comparators are not always orders (an unresolved address
@@ -108,6 +118,8 @@ static int dir_collapse_find(void *ctx, uint32_t n, uint32_t e)
 {
 	const struct cg_sort *cs = ctx;
 	for (unsigned i = 0; i < cs->r->nr_keys; i++) {
+		lazy_reached(cs->r->keys[i], &cs->rows[n].k, PA_LAZY_SIZED);
+		lazy_reached(cs->r->keys[i], &cs->rows[e].k, PA_LAZY_SIZED);
 		int c = perf_key_cmp(cs->r->keys[i], &cs->rows[e], &cs->rows[n]);
 		if (c)
 			return c < 0 ? -1 : 1;
@@ -148,30 +160,55 @@ static void insert_merging(struct pa_rb *t, struct row *rows, uint32_t i, struct
 	rows[i].merged = true;
 }
 
-/* hist_entry__sort(new, existing) > 0 puts the new entry left. */
-static int perf_sort(const struct cg_sort *cs, const struct row *a, const struct row *b)
+/* hist_entry__sort(new, existing) > 0 puts the new entry left. (perf
+ * sizes the columns with each entry just put into this tree: a lazy key
+ * reached here is sized for the new entry, late for the other.) */
+/* A value column of the output sort list: the leader's value, then each
+ * group member's; children with perf's tie rule. */
+static int value_sort(const struct cg_sort *cs, int k, const struct row *a, const struct row *b)
 {
 	const struct pa_report *r = cs->r;
-	if (r->cg.children) {
+	unsigned at = pa_keys[k].sorts_by == PA_BY_COUNT;
+	switch (pa_keys[k].sorts_by) {
+	case PA_BY_CHILDREN:
+		if (!r->cg.children)
+			return 0;
 		if (a->acc_period != b->acc_period)
 			return a->acc_period > b->acc_period ? 1 : -1;
 		/* "put caller above callee when they have equal period" */
 		if (a->thread == b->thread) {
 			int64_t d = (int64_t)b->max_depth - (int64_t)a->max_depth;
-			if (r->cg.caller)
-				d = -d;
-			if (d)
-				return sgn64(d);
+			return sgn64(r->cg.caller ? -d : d);
 		}
+		return 0;
+	case PA_BY_PERIOD:
+	case PA_BY_COUNT:
+		for (unsigned m = 0; m < cs->nr_members; m++)
+			if (a->vals[2 * m + at] != b->vals[2 * m + at])
+				return a->vals[2 * m + at] > b->vals[2 * m + at] ? 1 : -1;
+		return 0;
+	default:
+		return 0;
 	}
-	/* the overhead of the leader, then of each group member */
-	for (unsigned m = 0; m < cs->nr_members; m++)
-		if (a->vals[2 * m] != b->vals[2 * m])
-			return a->vals[2 * m] > b->vals[2 * m] ? 1 : -1;
-	for (unsigned i = 0; i < r->nr_keys; i++) {
-		int k = r->keys[i], c;
-		if (cs->elided[i])
+}
+
+static int perf_sort(const struct cg_sort *cs, struct row *a, struct row *b)
+{
+	const struct pa_report *r = cs->r;
+	for (unsigned o = 0; o < r->nr_osort; o++) {
+		int k = r->osort[o], c;
+		unsigned i = 0;
+		if (!pa_keys[k].is_sort) {
+			if ((c = value_sort(cs, k, a, b)))
+				return c;
 			continue;
+		}
+		while (i < r->nr_keys && r->keys[i] != k)
+			i++;
+		if (i < r->nr_keys && cs->elided[i])
+			continue;
+		lazy_reached(k, &a->k, PA_LAZY_SIZED);
+		lazy_reached(k, &b->k, PA_LAZY_LATE);
 		c = pa_keys[k].sort ? pa_keys[k].sort(&a->k, &b->k) : 0;
 		if (c)
 			return c;
@@ -505,6 +542,16 @@ static void branch_key(struct pa_report *r, const struct bucket *b, struct hkey 
 	k->off = to->sym ? pa_resolver_sym_offset(r->res, to) : 0;
 	k->off_from = from->sym ? pa_resolver_sym_offset(r->res, from) : 0;
 	k->bflags = p->flags;
+	for (unsigned i = 0; i < r->nr_keys; i++) {
+		/* (never computed until a comparison of the trees reaches it) */
+		if (r->keys[i] == K_SRCLINE_FROM) {
+			k->srcline_from = pa_resolver_srcline(r->res, from);
+			k->lazy_from = PA_LAZY_NEVER;
+		} else if (r->keys[i] == K_SRCLINE_TO) {
+			k->srcline_to = pa_resolver_srcline(r->res, to);
+			k->lazy_to = PA_LAZY_NEVER;
+		}
+	}
 }
 
 /* Rows of one event group (members first..first+nr-1; a lone event is a
@@ -547,6 +594,12 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 		free(rows);
 		return NULL;
 	}
+	/* an entry's second sample found it equal on every key */
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].count >= 2) {
+			lazy_reached(K_SRCLINE_FROM, &rows[i].k, PA_LAZY_SIZED);
+			lazy_reached(K_SRCLINE_TO, &rows[i].k, PA_LAZY_SIZED);
+		}
 	/* one row per bucket (or entry), in creation order: perf's trees
 	 * merge them */
 	uint64_t *vals = calloc(n * 2 * nr_members + 1, sizeof(*vals));
@@ -847,7 +900,8 @@ static size_t natural_width(int k, const struct row *w)
 	return pa_keys[k].natural_width ? pa_keys[k].natural_width(&w->k) : 0;
 }
 
-/* With --children (self), perf calls the overhead column "Self". */
+/* With --children (self), perf calls the overhead column "Self" (not
+ * when --fields names the columns). */
 static const char *col_header(int k, bool self)
 {
 	return k == K_OVERHEAD && self ? "Self" : pa_keys[k].header;
@@ -928,12 +982,16 @@ struct group {
 	const char *name; /* NULL for an anonymous group */
 };
 
-/* Overhead/Samples/Period cells of a group: one value per member. */
+/* Overhead/Samples/Period cells of a group: one value per member. (A
+ * Children column without --children: perf's "N/A" in the first
+ * member's place.) */
 static size_t format_values(char *buf, size_t size, int k, const struct row *w, unsigned nr,
-                            const uint64_t *totals, int width)
+                            const uint64_t *totals, int width, bool children)
 {
 	size_t n = 0;
 	int each = nr > 1 ? width / (int)nr : width;
+	if (k == K_CHILDREN && !children)
+		return (size_t)snprintf(buf, size, " %*s%*s", each - 1, "N/A", width - each, "");
 	for (unsigned m = 0; m < nr && n < size; m++) {
 		uint64_t period = w->vals[2 * m], count = w->vals[2 * m + 1];
 		double t = (double)totals[m];
@@ -984,10 +1042,11 @@ static void print_column_header(struct pa_report *r, FILE *out, const int *width
 	size_t n = (size_t)snprintf(line, sizeof(line), "#");
 	for (unsigned c = 0; c < r->nr_cols; c++)
 		if (!elide[c])
-			n += (size_t)snprintf(line + n, sizeof(line) - n,
-			                      right_aligned(r->cols[c]) ? "%s%*s" : "%s%-*s",
-			                      c ? "  " : " ", width[c],
-			                      col_header(r->cols[c], r->cgs && r->cg.children));
+			n += (size_t)snprintf(
+			    line + n, sizeof(line) - n,
+			    right_aligned(r->cols[c]) ? "%s%*s" : "%s%-*s", c ? "  " : " ",
+			    width[c],
+			    col_header(r->cols[c], r->cgs && r->cg.children && !r->opts.fields));
 	fprintf(out, "%s\n", line);
 	n = (size_t)snprintf(line, sizeof(line), "#");
 	for (unsigned c = 0; c < r->nr_cols; c++) {
@@ -1130,7 +1189,7 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 				line[n++] = ' ';
 			if (right_aligned(r->cols[c]))
 				n += format_values(line + n, sizeof(line) - n, r->cols[c], &rows[i],
-				                   g->nr, totals, width[c]);
+				                   g->nr, totals, width[c], r->opts.children);
 			else
 				n += (size_t)format_cell(line + n, sizeof(line) - n, r->cols[c],
 				                         &rows[i], width[c], 0, c == last);

@@ -8,23 +8,86 @@
 #include <string.h>
 #include <unistd.h>
 
-static int parse_keys(struct pa_report *r, const char *list, bool fields, struct pa_err *err)
+/* A --sort or --fields list -> key ids in out[*n]. */
+static int parse_keys(const struct pa_report *r, const char *list, bool fields, int *out,
+                      unsigned *n, unsigned cap, struct pa_err *err)
 {
 	while (*list) {
-		size_t n = strcspn(list, ",");
-		int k = pa_key_find(list, n);
+		size_t len = strcspn(list, ",");
+		int k = pa_key_find(list, len);
 		if (k >= K_FIRST_BRANCH && !r->branch)
 			k = -1; /* perf: "Invalid --sort key" outside branch mode */
 		if (k < 0 || (!fields && !pa_keys[k].is_sort))
 			return pa_err_set(err, PA_ERR_USAGE, "unknown --%s key '%.*s'",
-					  fields ? "fields" : "sort", (int)n, list);
-		if (r->nr_cols >= PA_ARRAY_SIZE(r->cols))
+			                  fields ? "fields" : "sort", (int)len, list);
+		if (*n >= cap)
 			return pa_err_set(err, PA_ERR_USAGE, "too many keys");
-		r->cols[r->nr_cols++] = k;
-		if (pa_keys[k].is_sort)
-			r->keys[r->nr_keys++] = k;
-		list += n + (list[n] == ',');
+		out[(*n)++] = k;
+		list += len + (list[len] == ',');
 	}
+	return 0;
+}
+
+static bool in_list(const int *v, unsigned n, int k)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i] == k)
+			return true;
+	return false;
+}
+
+/* perf's lists (sort.c's setup_sorting): the sort keys decide entries in
+ * their order, then the output fields not among them; the columns are the
+ * output fields, then the sort keys not among them. Without --fields the
+ * output fields are the value columns, and the overhead ones lead the
+ * output sort (perf's "backward compatibility" prefix). */
+static int setup_keys(struct pa_report *r, struct pa_err *err)
+{
+	const char *deflt =
+	    r->branch ? "comm,dso_from,symbol_from,symbol_to,cycles" : "comm,dso,sym";
+	int sk[8], fk[12];
+	unsigned ns = 0, nf = 0;
+	int ret = 0;
+	if (r->opts.fields)
+		ret = parse_keys(r, r->opts.fields, true, fk, &nf, PA_ARRAY_SIZE(fk), err);
+	else {
+		if (r->opts.children)
+			fk[nf++] = K_CHILDREN;
+		fk[nf++] = K_OVERHEAD;
+		if (r->opts.show_nr_samples)
+			fk[nf++] = K_SAMPLE;
+		if (r->opts.show_total_period)
+			fk[nf++] = K_PERIOD;
+	}
+	/* (--fields alone: no sort keys but its own) */
+	const char *sort = r->opts.sort ? r->opts.sort : r->opts.fields ? "" : deflt;
+	if (!ret)
+		ret = parse_keys(r, sort, false, sk, &ns, PA_ARRAY_SIZE(sk), err);
+	if (ret)
+		return ret;
+	if (!r->opts.fields)
+		for (unsigned i = 0;
+		     i < nf && pa_keys[fk[i]].sorts_by != PA_BY_COUNT && fk[i] != K_PERIOD; i++)
+			r->osort[r->nr_osort++] = fk[i];
+	for (unsigned i = 0; i < ns; i++)
+		r->osort[r->nr_osort++] = r->keys[r->nr_keys++] = sk[i];
+	for (unsigned i = 0; i < nf; i++) {
+		if (in_list(sk, ns, fk[i]) || in_list(r->osort, r->nr_osort, fk[i]))
+			continue;
+		if (r->nr_keys >= PA_ARRAY_SIZE(r->keys))
+			return pa_err_set(err, PA_ERR_USAGE, "too many keys");
+		r->osort[r->nr_osort++] = fk[i];
+		if (pa_keys[fk[i]].is_sort)
+			r->keys[r->nr_keys++] = fk[i];
+	}
+	for (unsigned i = 0; i < nf; i++)
+		r->cols[r->nr_cols++] = fk[i];
+	for (unsigned i = 0; i < ns; i++)
+		if (!in_list(fk, nf, sk[i])) {
+			if (r->nr_cols >= PA_ARRAY_SIZE(r->cols))
+				return pa_err_set(err, PA_ERR_USAGE, "too many keys");
+			r->cols[r->nr_cols++] = sk[i];
+		}
 	return 0;
 }
 
@@ -145,21 +208,8 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 		r->opts.children = r->opts.callchain = false;
 		ret = pa_branches_new(r);
 	}
-	const char *sort =
-	    r->branch ? "comm,dso_from,symbol_from,symbol_to,cycles" : "comm,dso,sym";
-	if (ret) {
-	} else if (r->opts.fields) {
-		ret = parse_keys(r, r->opts.fields, true, err);
-	} else {
-		if (r->opts.children)
-			r->cols[r->nr_cols++] = K_CHILDREN;
-		r->cols[r->nr_cols++] = K_OVERHEAD;
-		if (r->opts.show_nr_samples)
-			r->cols[r->nr_cols++] = K_SAMPLE;
-		if (r->opts.show_total_period)
-			r->cols[r->nr_cols++] = K_PERIOD;
-		ret = parse_keys(r, r->opts.sort ? r->opts.sort : sort, false, err);
-	}
+	if (!ret)
+		ret = setup_keys(r, err);
 	if (!ret && r->opts.parent) {
 		/* like perf, --parent adds the parent column when missing */
 		bool have = false;
@@ -168,6 +218,7 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 		if (!have && r->nr_cols < PA_ARRAY_SIZE(r->cols) && r->nr_keys < PA_ARRAY_SIZE(r->keys)) {
 			r->cols[r->nr_cols++] = K_PARENT;
 			r->keys[r->nr_keys++] = K_PARENT;
+			r->osort[r->nr_osort++] = K_PARENT;
 		}
 	}
 	if (!ret && !r->opts.parent)

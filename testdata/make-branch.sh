@@ -2,6 +2,8 @@
 # make-branch.sh: the branch-stack fixtures and perf 6.1's answers on them.
 #
 #   testdata/make-branch.sh        (needs perf, cc, python3, binutils)
+#   testdata/make-branch.sh --goldens
+#                                  only perf's answers, on the fixtures there
 #
 # perf record -b needs a PMU that records branches, which these machines
 # lack: src/gen-branch.c writes the recordings instead, from
@@ -19,22 +21,24 @@ dir=/tmp/pa-branch
 gold=$here/golden/branch
 out=$here/branch
 
-rm -rf "$dir"
-mkdir -p "$dir" "$out" "$gold"
-cc -O1 -g -fno-omit-frame-pointer -o "$dir/burn" "$here/src/burn.c"
-cc -O1 -g -fPIC -shared -o "$dir/libbr.so" "$here/src/branch-lib.c"
-cc -O1 -o "$dir/gen-branch" "$here/src/gen-branch.c"
-python3 "$here/make-branch-spec.py" "$dir/burn" "$dir/libbr.so" 7 120 >"$out/branch.spec"
-for v in le be le-hw be-hw; do
-	opts=()
-	case $v in be*) opts+=(--be) ;; esac
-	case $v in *hw) opts+=(--hw-index) ;; esac
-	"$dir/gen-branch" "${opts[@]}" "$out/branch.spec" "$out/$v.data"
-done
-rm -rf "$out/symfs"
-mkdir -p "$out/symfs$dir"
-cp "$dir/burn" "$dir/libbr.so" "$out/symfs$dir/"
-rm -rf "$dir"
+if [ "${1:-}" != --goldens ]; then
+	rm -rf "$dir"
+	mkdir -p "$dir" "$out" "$gold"
+	cc -O1 -g -fno-omit-frame-pointer -o "$dir/burn" "$here/src/burn.c"
+	cc -O1 -g -fPIC -shared -o "$dir/libbr.so" "$here/src/branch-lib.c"
+	cc -O1 -o "$dir/gen-branch" "$here/src/gen-branch.c"
+	python3 "$here/make-branch-spec.py" "$dir/burn" "$dir/libbr.so" 7 120 >"$out/branch.spec"
+	for v in le be le-hw be-hw; do
+		opts=()
+		case $v in be*) opts+=(--be) ;; esac
+		case $v in *hw) opts+=(--hw-index) ;; esac
+		"$dir/gen-branch" "${opts[@]}" "$out/branch.spec" "$out/$v.data"
+	done
+	rm -rf "$out/symfs"
+	mkdir -p "$out/symfs$dir"
+	cp "$dir/burn" "$dir/libbr.so" "$out/symfs$dir/"
+	rm -rf "$dir"
+fi
 
 rm -f "$gold"/report-*.txt
 i=0

@@ -2,9 +2,12 @@
 # Branch-stack recordings (perf record -b): perf report's branch mode, where
 # each branch entry of a sample is a hist entry of period 1, with the branch
 # sort keys (dso_from/to, symbol_from/to, addr_from/to, mispredict, in_tx,
-# abort, cycles), its quirks (comparators that say only "differ", the
-# mispredict cell that repeats the row before, statistics counted by the
-# branch that made each entry) and its "Branch Statistics" trailer. No PMU
+# abort, cycles, srcline_from/to), its quirks (comparators that say only
+# "differ", the mispredict cell that repeats the row before, statistics
+# counted by the branch that made each entry, source lines computed only
+# when a comparison reaches them, "(null)" where none did) and its "Branch
+# Statistics" trailer. (perf 6.1 dies on srcline_from after symbol_from or
+# symbol_to: such orders are not compared.) No PMU
 # here records branches: testdata/src/gen-branch.c writes the recordings,
 # little- and big-endian, with and without hw_index.
 #  1. the committed fixtures (testdata/branch, made by make-branch.sh) are
@@ -83,7 +86,8 @@ cc -O1 -g -fno-omit-frame-pointer -o burn "$TESTDATA/src/burn.c" &&
 	cc -O1 -g -fPIC -shared -o libbr.so "$TESTDATA/src/branch-lib.c" || exit 1
 keys=("" "--sort dso_to,mispredict,cycles" "--sort in_tx,abort,mispredict"
 	"--sort comm,addr_to" "--sort sym,abort" "--sort dso_from,in_tx" "--sort mispredict,comm"
-	"--sort cycles,pid" "-n --sort dso,cycles")
+	"--sort cycles,pid" "-n --sort dso,cycles" "--sort srcline_from,srcline_to"
+	"--sort srcline_to,in_tx,srcline_from" "--sort dso_to -F overhead,srcline_from,dso_from")
 for seed in 1 2 3; do
 	python3 "$TESTDATA/make-branch-spec.py" "$PWD/burn" "$PWD/libbr.so" "$seed" $((seed * 150)) \
 		>live.spec || exit 1

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The sweep of every committed fixture: each recording in testdata/ (both
 # byte orders, branch stacks, inline frames, pipe and zstd files) through
-# pa report with the sort keys comm, pid, dso, sym and comm,dso,sym and
-# with the defaults (children and call graphs where recorded) equals perf
+# pa report with the sort keys comm, pid, dso, sym and comm,dso,sym, with
+# the defaults (children and call graphs where recorded) and with --fields
+# (two sets of four per file) equals perf
 # report on it; perf 6.1 cannot read the big-endian files, so their
 # little-endian twins (le-X.inj.data: the same samples and build-ids) give
 # perf's answer. Symbols come from le-file.data's archive in a private cache
@@ -37,11 +38,18 @@ norm_tip() { sed '/^# (Tip/d' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; }
 files=("$TESTDATA"/le-*.data "$TESTDATA"/be-*.data "$TESTDATA"/branch/*.data
 	"$TESTDATA"/inline/inline.data)
 [ ${#files[@]} -ge 20 ] || fail "only ${#files[@]} fixtures found"
-CASE=0
+# --fields with and without --sort (perf's columns and output order: the
+# sort keys first, the fields after; a children column without --children
+# shows N/A): two of these per file, in turn
+fsets=("-F overhead,sym --sort dso" "--no-children -F sample,overhead,comm"
+	"--no-children -F overhead_children,overhead,sym" "-F dso,overhead --sort sym")
+CASE=0 nf=0
 for f in "${files[@]}"; do
 	p=$(twin "$f")
 	[ -f "$p" ] || { fail "no little-endian twin $p for $f"; continue; }
-	for o in "--sort comm" "--sort pid" "--sort dso" "--sort sym" "--sort comm,dso,sym" ""; do
+	nf=$((nf + 1))
+	for o in "--sort comm" "--sort pid" "--sort dso" "--sort sym" "--sort comm,dso,sym" "" \
+		"${fsets[nf % 4]}" "${fsets[(nf + 1) % 4]}"; do
 		in_subset $((CASE++)) || continue
 		# shellcheck disable=SC2046,SC2086
 		perf report -i "$p" $(extra "$f") --stdio $o 2>/dev/null </dev/null | norm_tip >exp

@@ -29,7 +29,7 @@ static void test_key_names(void **state)
 	assert_int_equal(pa_key_find("dso,sym", 3), K_DSO); /* a prefix of a list */
 	assert_int_equal(pa_key_find("sy", 2), -1);
 	assert_int_equal(pa_key_find("bogus", 5), -1);
-	for (int k = 0; k <= K_SRCLINE; k++) {
+	for (int k = 0; k <= K_SRCLINE_TO; k++) {
 		const struct pa_key_def *d = &pa_keys[k];
 		assert_non_null(d->name);
 		assert_non_null(d->header);
@@ -157,6 +157,68 @@ static void test_cells(void **state)
 	assert_int_equal(pa_keys[K_SYM].format(buf, 3, &u, 30, false), 3);
 }
 
+/* srcline_from/to: perf 6.1 prints what its comparisons computed */
+static void test_lazy_srclines(void **state)
+{
+	(void)state;
+	char buf[64];
+	struct hkey k = {.srcline_from = "burn.c:22", .srcline_to = "lib.c:9"};
+	assert_int_equal(pa_keys[K_SRCLINE_FROM].natural_width(&k), 9);
+	pa_keys[K_SRCLINE_FROM].format(buf, sizeof(buf), &k, 16, true); /* padded even last */
+	assert_string_equal(buf, "burn.c:22       ");
+	k.lazy_from = PA_LAZY_LATE; /* cut to the column, no width of its own */
+	assert_int_equal(pa_keys[K_SRCLINE_FROM].natural_width(&k), 0);
+	pa_keys[K_SRCLINE_FROM].format(buf, sizeof(buf), &k, 6, false);
+	assert_string_equal(buf, "burn.c");
+	k.lazy_to = PA_LAZY_NEVER;
+	pa_keys[K_SRCLINE_TO].format(buf, sizeof(buf), &k, 14, false);
+	assert_string_equal(buf, "(null)        ");
+	/* compared (right, left) as strings */
+	struct hkey a = {.srcline_to = "a.c:1"}, b = {.srcline_to = "b.c:1"};
+	assert_true(pa_keys[K_SRCLINE_TO].cmp(&a, &b) > 0);
+	assert_true(pa_keys[K_SRCLINE_TO].collapse(&a, &b) < 0);
+}
+
+/* perf's lists from --fields and --sort: entries by the sort keys, then
+ * the fields' keys; columns the fields, then the sort keys; the output
+ * sort the sort keys first (no overhead before them) */
+static void test_key_lists(void **state)
+{
+	(void)state;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/le-file.data", g_testdata);
+	struct pa_err err = {0};
+	struct pa_file *f = pa_file_open(path, NULL, &err);
+	assert_non_null(f);
+	struct pa_session_opts so = {.sz = sizeof(so)};
+	struct pa_session *s = pa_session_new(f, &so, &err);
+	assert_non_null(s);
+	struct pa_report_opts ro = {.sz = sizeof(ro), .fields = "overhead,sym", .sort = "dso"};
+	struct pa_report *r = pa_report_new(s, &ro, &err);
+	assert_non_null(r);
+	int keys[] = {K_DSO, K_SYM}, cols[] = {K_OVERHEAD, K_SYM, K_DSO},
+	    osort[] = {K_DSO, K_OVERHEAD, K_SYM};
+	assert_int_equal(r->nr_keys, 2);
+	assert_memory_equal(r->keys, keys, sizeof(keys));
+	assert_int_equal(r->nr_cols, 3);
+	assert_memory_equal(r->cols, cols, sizeof(cols));
+	assert_int_equal(r->nr_osort, 3);
+	assert_memory_equal(r->osort, osort, sizeof(osort));
+	pa_report_free(r);
+	/* without --fields: the overhead columns lead, -n's samples last */
+	ro = (struct pa_report_opts){
+	    .sz = sizeof(ro), .children = true, .show_nr_samples = true, .sort = "comm"};
+	r = pa_report_new(s, &ro, &err);
+	assert_non_null(r);
+	int osort2[] = {K_CHILDREN, K_OVERHEAD, K_COMM, K_SAMPLE};
+	assert_int_equal(r->nr_osort, 4);
+	assert_memory_equal(r->osort, osort2, sizeof(osort2));
+	assert_int_equal(r->nr_cols, 4);
+	pa_report_free(r);
+	pa_session_free(s);
+	pa_file_close(f);
+}
+
 /* ---- the model: printing does not change it ---------------------------- */
 
 struct stacks {
@@ -218,10 +280,10 @@ int main(int argc, char **argv)
 {
 	g_testdata = argc > 1 ? argv[1] : NULL;
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_key_names),      cmocka_unit_test(test_sym_cmp_circle),
-	    cmocka_unit_test(test_sym_cmp_dso),    cmocka_unit_test(test_cells),
-	    cmocka_unit_test(test_sym_inlined),
-	    cmocka_unit_test(test_print_keeps_model),
+	    cmocka_unit_test(test_key_names),     cmocka_unit_test(test_sym_cmp_circle),
+	    cmocka_unit_test(test_sym_cmp_dso),   cmocka_unit_test(test_cells),
+	    cmocka_unit_test(test_sym_inlined),   cmocka_unit_test(test_print_keeps_model),
+	    cmocka_unit_test(test_lazy_srclines), cmocka_unit_test(test_key_lists),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
