@@ -230,6 +230,8 @@ int cmd_report(int argc, const char **argv)
 		return report_html(input, html, &ro);
 	ro.quiet = quiet > 0;
 	ro.all_symbols = verbose > 0;
+	/* (perf's -q makes it quiet whatever -v said: plain columns) */
+	ro.verbose_columns = verbose > 0 && !quiet;
 	ro.percent_limit = percent_limit;
 	if (percent_limit > 0 && percent_limit_after_g(argc, argv)) {
 		ro.has_call_graph_threshold = true;

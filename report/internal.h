@@ -290,6 +290,10 @@ struct hkey {
 	 * has; the state says when that happened (enum pa_lazy) */
 	const char *srcline_from, *srcline_to;
 	uint8_t lazy_from, lazy_to;
+	/* -v: long DSO names, symbols after their address and the origin of
+	 * their DSO's symbols (pa_resolver_dso_origin), of each end */
+	bool verbose;
+	char origin, origin_from;
 };
 
 /* A lazily computed key's state (hkey.lazy_from, lazy_to), from the most

@@ -131,36 +131,42 @@ static int tid_format(char *buf, size_t size, const struct hkey *k, int width, b
 
 /* ---- dso ---- */
 
+/* The DSO's name as perf shows and compares it (-v: the long name) */
+static const char *dso_shown(const struct hkey *k)
+{
+	return k->dso && k->verbose ? k->dso->long_name : dso_name(k->dso);
+}
+
 static int dso_collapse(const struct hkey *a, const struct hkey *b)
 {
 	if (a->dso == b->dso)
 		return 0;
 	if (!a->dso || !b->dso) /* perf: entries without a DSO last */
 		return a->dso ? -1 : 1;
-	return pa_key_cmp_str(dso_name(a->dso), dso_name(b->dso));
+	return pa_key_cmp_str(dso_shown(a), dso_shown(b));
 }
 
 static int dso_cmp(const struct hkey *l, const struct hkey *r)
 {
 	if (!l->dso || !r->dso)
 		return pa_key_cmp_null(l->dso, r->dso);
-	return pa_key_cmp_str(r->dso->short_name, l->dso->short_name);
+	return pa_key_cmp_str(dso_shown(r), dso_shown(l));
 }
 
 static uint64_t dso_hash(const struct hkey *k)
 {
-	return k->dso ? pa_hash_str(k->dso->short_name) : 0;
+	return k->dso ? pa_hash_str(dso_shown(k)) : 0;
 }
 
 static size_t dso_width(const struct hkey *k)
 {
-	return k->dso ? strlen(k->dso->short_name) : 0;
+	return k->dso ? strlen(dso_shown(k)) : 0;
 }
 
 static int dso_format(char *buf, size_t size, const struct hkey *k, int width, bool last)
 {
 	(void)last;
-	return pa_put_left(buf, size, dso_name(k->dso), width, -1);
+	return pa_put_left(buf, size, dso_shown(k), width, -1);
 }
 
 /* ---- sym ---- */
@@ -172,7 +178,7 @@ static int sym_collapse(const struct hkey *a, const struct hkey *b)
 	if (!a->sym || !b->sym)
 		return a->sym ? 1 : -1;
 	if (a->dso != b->dso) {
-		int c = pa_key_cmp_str(dso_name(a->dso), dso_name(b->dso));
+		int c = pa_key_cmp_str(dso_shown(a), dso_shown(b));
 		if (c)
 			return c;
 	}
@@ -230,12 +236,31 @@ static int sym_sort(const struct hkey *a, const struct hkey *b)
 	return pa_key_cmp_str(b->sym->name, a->sym->name);
 }
 
+/* -v's prefix of a symbol: "%-#18llx %c " of its address and origin
+ * (perf's column width counts it only for a resolved symbol) */
+#define VERBOSE_PREFIX (PA_UNRESOLVED_WIDTH + 2 + 3)
+
 static size_t sym_width(const struct hkey *k)
 {
-	return k->sym ? strlen(k->sym->name) + 4 : PA_UNRESOLVED_WIDTH + 6;
+	if (!k->sym)
+		return PA_UNRESOLVED_WIDTH + 6;
+	return strlen(k->sym->name) + 4 + (k->verbose ? VERBOSE_PREFIX : 0);
 }
 
+static int sym_format_plain(char *buf, size_t size, const struct hkey *k, int width, bool last);
+
 static int sym_format(char *buf, size_t size, const struct hkey *k, int width, bool last)
+{
+	if (!k->verbose)
+		return sym_format_plain(buf, size, k, width, last);
+	int n = snprintf(buf, size, "%-#*" PRIx64 " %c ", PA_UNRESOLVED_WIDTH + 2, k->addr,
+	                 k->origin ? k->origin : '!');
+	if (n < 0 || (size_t)n >= size)
+		return n;
+	return n + sym_format_plain(buf + n, size - (size_t)n, k, width > n ? width - n : 0, last);
+}
+
+static int sym_format_plain(char *buf, size_t size, const struct hkey *k, int width, bool last)
 {
 	/* perf pads the symbol unless it ends the line */
 	int pad = last ? 0 : (width > 4 ? width - 4 : 0);
@@ -359,6 +384,7 @@ static struct hkey from_view(const struct hkey *k)
 	v.ip = k->ip_from;
 	v.off = k->off_from;
 	v.level = k->level_from;
+	v.origin = k->origin_from;
 	return v;
 }
 

@@ -526,6 +526,12 @@ out:
 	return ret;
 }
 
+/* -v's origin letter of a DSO's symbols (only -v shows it) */
+static char origin_of(const struct pa_report *r, const struct pa_dso *d)
+{
+	return r->opts.verbose_columns ? pa_resolver_dso_origin(r->res, d) : 0;
+}
+
 /* A branch-mode bucket's key: its source and flags beside its target */
 static void branch_key(struct pa_report *r, const struct bucket *b, struct hkey *k)
 {
@@ -542,6 +548,7 @@ static void branch_key(struct pa_report *r, const struct bucket *b, struct hkey 
 	k->off = to->sym ? pa_resolver_sym_offset(r->res, to) : 0;
 	k->off_from = from->sym ? pa_resolver_sym_offset(r->res, from) : 0;
 	k->bflags = p->flags;
+	k->origin_from = origin_of(r, from->dso);
 	for (unsigned i = 0; i < r->nr_keys; i++) {
 		/* (never computed until a comparison of the trees reaches it) */
 		if (r->keys[i] == K_SRCLINE_FROM) {
@@ -581,6 +588,8 @@ static struct row *build_rows(struct pa_report *r, unsigned first, unsigned nr_m
 		                .k.addr = l->addr,
 		                .k.level = l->level,
 		                .k.cpu = b->cpu,
+		                .k.verbose = r->opts.verbose_columns,
+		                .k.origin = origin_of(r, l->dso),
 		                .member = b->evsel - first,
 		                .period = b->period,
 		                .count = b->count,
@@ -701,6 +710,8 @@ static struct row *build_cg_rows(struct pa_report *r, unsigned first, unsigned n
 		                       .member = e->evsel - first,
 		                       .k.parent = e->parent,
 		                       .k.srcline = e->srcline,
+		                       .k.verbose = r->opts.verbose_columns,
+		                       .k.origin = origin_of(r, e->dso),
 		                       .e = e,
 		                       .thread = e->thread,
 		                       .max_depth = e->max_depth,

@@ -258,12 +258,13 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 	 * (unwound chains) */
 	r->ordered |= r->chains && r->opts.children && !r->opts.no_inline && unwinds(s);
 	struct pa_resolver_opts ro = {.sz = sizeof(ro),
-				      .no_demangle = r->opts.no_demangle,
-				      .no_threads = r->opts.no_threads,
-				      .symfs = r->opts.symfs,
-				      .buildid_dir = r->opts.buildid_dir,
-				      .kallsyms = r->opts.kallsyms,
-				      .vmlinux = r->opts.vmlinux};
+	                              .no_demangle = r->opts.no_demangle,
+	                              .demangle_params = r->opts.verbose_columns,
+	                              .no_threads = r->opts.no_threads,
+	                              .symfs = r->opts.symfs,
+	                              .buildid_dir = r->opts.buildid_dir,
+	                              .kallsyms = r->opts.kallsyms,
+	                              .vmlinux = r->opts.vmlinux};
 	if (!ret && !(r->res = pa_resolver_new(s, &ro, err)))
 		ret = err ? err->code : -ENOMEM;
 	if (ret == -ENOMEM)

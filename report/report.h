@@ -116,6 +116,9 @@ struct pa_report_opts {
 	/* read every sampled DSO's symbols even when the output shows none
 	 * (for pa_report_foreach_dso_note) */
 	bool all_symbols;
+	/* -v's columns: the DSOs' long names, and before each symbol its
+	 * address and where its symbols came from (perf's origin letter) */
+	bool verbose_columns;
 	bool use_local_kernel_anyway; /* never set by default */
 
 	/* ---- call chains (perf report -g, --children) ----

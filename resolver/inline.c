@@ -21,7 +21,7 @@
 static const struct pa_sym *inline_sym(struct pa_resolver *r, const struct pa_sym *base,
                                        const char *raw)
 {
-	char *dem = r->opts.no_demangle ? NULL : pa_sym_demangle(raw, false);
+	char *dem = r->opts.no_demangle ? NULL : pa_sym_demangle(raw, r->opts.demangle_params);
 	const char *name = dem ? dem : raw;
 	const struct pa_sym *out = base;
 	if (strcmp(name, base->name)) {

@@ -15,6 +15,7 @@ struct dso_syms {
 	struct dso_syms *borrow;
 	const char *why;  /* for -v: why it has no symbols (failed, or a table with none) */
 	const char *from; /* for -v: where its symbols came from, when worth saying */
+	const char *where; /* the finder's origin of elf_path (pa_finder_find_elf) */
 	bool live;        /* the running kernel's symbols (perf then also reads /proc/kcore) */
 	char *elf_path;   /* the file the symbols came from (ELF DSOs) */
 	struct pa_srcinfo *src; /* source lines, opened on first use */

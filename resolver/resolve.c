@@ -219,7 +219,9 @@ void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, stru
 			return;
 		}
 	}
-	struct pa_sym_opts so = {.sz = sizeof(so), .demangle = !r->opts.no_demangle};
+	struct pa_sym_opts so = {.sz = sizeof(so),
+	                         .demangle = !r->opts.no_demangle,
+	                         .demangle_params = r->opts.demangle_params};
 	/* through pa's index when a build-id vouches for the file (not for
 	 * --kallsyms FILE); PA_NO_KSYM_CACHE turns it off */
 	struct pa_ksym_cache kc = {.dir = id.size ? pa_ksym_cache_default_dir() : NULL,
@@ -297,12 +299,14 @@ static void load_elf(struct pa_resolver *r, const struct pa_dso *d, struct dso_s
 	}
 	struct pa_err err = {0};
 	struct pa_sym_opts so = {.sz = sizeof(so),
-				 .demangle = !r->opts.no_demangle,
-				 .find_debuginfo = find_debuginfo,
-				 .find_ctx = r};
+	                         .demangle = !r->opts.no_demangle,
+	                         .demangle_params = r->opts.demangle_params,
+	                         .find_debuginfo = find_debuginfo,
+	                         .find_ctx = r};
 	if (fr == PA_FIND_OK) {
 		ds->tab = pa_symtab_load_elf(path, &so, &err);
 		ds->elf_path = path; /* for source lines; freed with the resolver */
+		ds->where = origin;
 	} else {
 		/* an entry perf made (the whole mapping) was just as good */
 		ds->tab = pa_symtab_load_elf_mem(d->long_name, vdso, vdso_size, &so, &err);
@@ -622,7 +626,9 @@ static void load_module(struct pa_resolver *r, const struct pa_dso *d, struct ds
 static void load_perf_map(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds)
 {
 	struct pa_err err = {0};
-	struct pa_sym_opts so = {.sz = sizeof(so), .demangle = !r->opts.no_demangle};
+	struct pa_sym_opts so = {.sz = sizeof(so),
+	                         .demangle = !r->opts.no_demangle,
+	                         .demangle_params = r->opts.demangle_params};
 	char *path = NULL;
 	bool here = recorded_here(r);
 	enum pa_find_result fr =

@@ -260,6 +260,51 @@ int pa_resolver_symbolize(struct pa_resolver *r, bool srclines, bool inlines)
 	return 0;
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+	return n >= m && !strcmp(s + n - m, tail);
+}
+
+/* (perf tries a debuglink's file first, then the cache's copy and its
+ * debug file, the system debug directories, the path itself: the letter
+ * is of the first that had a .symtab, else of the first with .dynsym) */
+char pa_resolver_dso_origin(const struct pa_resolver *r, const struct pa_dso *d)
+{
+	if (!d || d->idx >= r->nr_dsyms)
+		return '!';
+	const struct dso_syms *ds = &r->dsyms[d->idx];
+	if (ds->state == 2)
+		return 'k'; /* a module's share of kallsyms */
+	if (ds->state == 3)
+		return 'j';
+	/* (a file without .symtab or .dynsym: perf keeps none of it) */
+	if (ds->state != 1 || !ds->tab || !pa_symtab_count(ds->tab))
+		return '!';
+	if (ds->vmlinux)
+		return 'v';
+	const char *o = pa_symtab_origin(ds->tab);
+	if (!strcmp(o, "kallsyms"))
+		return 'k';
+	if (!strcmp(o, "perf-map"))
+		return 'j';
+	if (ds->kmod_ko && ds->elf_path)
+		return ends_with(ds->elf_path, ".ko") ? 'K' : 'm';
+	if (!strncmp(o, "debuglink:", 10)) {
+		const char *p = o + 10;
+		if (ends_with(p, "/debug"))
+			return 'D';
+		return strstr(p, "/.build-id/") ? 'b' : 'l';
+	}
+	if (ds->where && !strncmp(ds->where, "cache", 5))
+		return 'B';
+	if (ds->where && !strcmp(ds->where, "system-debug"))
+		return 'b';
+	if (ds->where && !strcmp(ds->where, "debuginfod"))
+		return 'B'; /* (perf adds what debuginfod gave to the cache) */
+	return 'd';
+}
+
 bool pa_resolver_dso_from_elf(const struct pa_resolver *r, const struct pa_dso *d)
 {
 	return d->idx < r->nr_dsyms && r->dsyms[d->idx].state == 1 && r->dsyms[d->idx].elf_path;

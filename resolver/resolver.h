@@ -55,6 +55,7 @@ struct pa_loc {
 struct pa_resolver_opts {
 	size_t sz;
 	bool no_demangle;
+	bool demangle_params; /* C++ names with their parameters (perf's -v) */
 	bool no_threads; /* no kernel preload on a thread of its own */
 	const char *symfs, *buildid_dir;
 	const char *kallsyms; /* --kallsyms FILE */
@@ -118,6 +119,13 @@ unsigned pa_resolver_decl_line(struct pa_resolver *r, const struct pa_loc *l);
 /* perf's offset of a location from the start of its symbol (perf script's
  * "symoff"; an inline frame's from the function it was inlined into). */
 uint64_t pa_resolver_sym_offset(struct pa_resolver *r, const struct pa_loc *l);
+/* After pa_resolver_symbolize: perf's letter for where d's symbols came
+ * from (its dso__symtab_origin, which perf report -v prints): 'B' the
+ * build-id cache's copy, 'D' the cache's debug file, 'b' a debug file
+ * under /usr/lib/debug/.build-id, 'l' one a debuglink named, 'd' the file
+ * at its path (or under --symfs), 'k' kallsyms, 'v' a vmlinux, 'K' or 'm'
+ * a module's .ko (compressed), 'j' a JIT map, '!' none. */
+char pa_resolver_dso_origin(const struct pa_resolver *r, const struct pa_dso *d);
 /* After pa_resolver_symbolize: d's symbols were read from an ELF file. */
 bool pa_resolver_dso_from_elf(const struct pa_resolver *r, const struct pa_dso *d);
 /* perf's srcline of an address in a map, as perf script prints it (its

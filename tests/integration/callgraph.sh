@@ -134,7 +134,7 @@ fi
 # (same_graphs): a swap of two equal siblings, the last one among them,
 # must pass; a changed percentage or name must not.
 if command -v python3 >/dev/null 2>&1; then
-	gn="$(dirname "$0")/graphnorm.py"
+	gn="$HERE/graphnorm.py"
 	mk() {
 		printf '    40.00%%  a  a  [.] f\n            |\n            ---f\n'
 		printf '               |          \n               |--%s--%s\n' "$1" "$2"

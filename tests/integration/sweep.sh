@@ -3,7 +3,9 @@
 # byte orders, branch stacks, inline frames, pipe and zstd files) through
 # pa report with the sort keys comm, pid, dso, sym and comm,dso,sym, with
 # the defaults (children and call graphs where recorded) and with --fields
-# (two sets of four per file) equals perf
+# (two sets of four per file), and with -v's columns (long DSO names, each
+# symbol's address and the letter of where its symbols came from: the
+# cache's copy or debug file, --symfs, kallsyms) equals perf
 # report on it; perf 6.1 cannot read the big-endian files, so their
 # little-endian twins (le-X.inj.data: the same samples and build-ids) give
 # perf's answer. Symbols come from le-file.data's archive in a private cache
@@ -49,7 +51,7 @@ for f in "${files[@]}"; do
 	[ -f "$p" ] || { fail "no little-endian twin $p for $f"; continue; }
 	nf=$((nf + 1))
 	for o in "--sort comm" "--sort pid" "--sort dso" "--sort sym" "--sort comm,dso,sym" "" \
-		"${fsets[nf % 4]}" "${fsets[(nf + 1) % 4]}"; do
+		"${fsets[nf % 4]}" "${fsets[(nf + 1) % 4]}" "-v --no-children"; do
 		in_subset $((CASE++)) || continue
 		# shellcheck disable=SC2046,SC2086
 		perf report -i "$p" $(extra "$f") --stdio $o 2>/dev/null </dev/null | norm_tip >exp

@@ -153,6 +153,24 @@ static void test_cells(void **state)
 	assert_int_equal(pa_keys[K_SYM].natural_width(&u), PA_UNRESOLVED_WIDTH + 6);
 	assert_int_equal(pa_keys[K_SYM].natural_width(&k), 8);
 	assert_int_equal(pa_keys[K_PID].natural_width(&k), 15);
+	/* -v: address and origin first; the width counts them for a symbol */
+	struct hkey v = k;
+	v.verbose = true;
+	v.origin = 'B';
+	v.addr = 0x1169;
+	pa_keys[K_SYM].format(buf, sizeof(buf), &v, 30, false);
+	assert_string_equal(buf, "0x1169             B [k] main ");
+	assert_int_equal(pa_keys[K_SYM].natural_width(&v), 8 + PA_UNRESOLVED_WIDTH + 5);
+	struct hkey uv = u;
+	uv.verbose = true; /* unresolved: no origin known, the width without the prefix */
+	pa_keys[K_SYM].format(buf, sizeof(buf), &uv, 22, true);
+	assert_string_equal(buf, "0xdeadbeef         ! [.] 0x00000000deadbeef");
+	assert_int_equal(pa_keys[K_SYM].natural_width(&uv), PA_UNRESOLVED_WIDTH + 6);
+	struct pa_dso d = {.short_name = "app", .long_name = "/usr/bin/app"};
+	v.dso = &d;
+	pa_keys[K_DSO].format(buf, sizeof(buf), &v, 12, false);
+	assert_string_equal(buf, "/usr/bin/app");
+	assert_int_equal(pa_keys[K_DSO].natural_width(&v), 12);
 	/* a line too short for the cell: what snprintf returns */
 	assert_int_equal(pa_keys[K_SYM].format(buf, 3, &u, 30, false), 3);
 }
