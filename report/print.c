@@ -1106,8 +1106,11 @@ static int mark_late_srclines(struct pa_report *r, struct row *rows, size_t nr, 
 			else
 				for (unsigned m = 0; m < nr_members; m++)
 					samples += v[k]->vals ? v[k]->vals[2 * m + 1] : v[k]->count;
+		/* (with --children, perf compares a sample's own entry with the
+		 * first entry of its call chain, the same address: a row with
+		 * samples of its own has its srcline then) */
 		for (size_t k = i; k < j; k++)
-			v[k]->k.src_late = samples < 2;
+			v[k]->k.src_late = samples < 2 && !(v[k]->e && r->cg.children && v[k]->e->count);
 		i = j;
 	}
 	free(v);
