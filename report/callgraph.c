@@ -480,6 +480,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		 * entry's is asked of its raw ip */
 		if (c->ip_src && !(t.srcline = chain_srcline(r, c, c->cursor[i])))
 			return -ENOMEM;
+		t.src_given = l->inl_frame;
 		uint32_t idx;
 		struct memo *mo = &c->memo[c->cursor[i]];
 		if (c->etree) {

@@ -369,6 +369,9 @@ struct cg_entry {
 	uint32_t cpu;
 	const char *parent; /* parent symbol name, NULL: [other] */
 	const char *srcline; /* with the srcline key */
+	/* made from a chain entry that brought its srcline (perf's inline
+	 * list of an address with source lines): perf had it from the start */
+	bool src_given;
 	unsigned evsel;
 	uint64_t period, count;         /* self */
 	uint64_t acc_period, acc_count; /* children */

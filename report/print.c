@@ -1110,7 +1110,8 @@ static int mark_late_srclines(struct pa_report *r, struct row *rows, size_t nr, 
 		 * first entry of its call chain, the same address: a row with
 		 * samples of its own has its srcline then) */
 		for (size_t k = i; k < j; k++)
-			v[k]->k.src_late = samples < 2 && !(v[k]->e && r->cg.children && v[k]->e->count);
+			v[k]->k.src_late = samples < 2 && !(v[k]->e && r->cg.children &&
+			                                    (v[k]->e->count || v[k]->e->src_given));
 		i = j;
 	}
 	free(v);

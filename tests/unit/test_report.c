@@ -175,6 +175,20 @@ static void test_cells(void **state)
 	assert_int_equal(pa_keys[K_SYM].format(buf, 3, &u, 30, false), 3);
 }
 
+/* A session of testdata's NAME (*f: its file, closed by the caller). */
+static struct pa_session *open_fixture(const char *name, struct pa_file **f)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", g_testdata, name);
+	struct pa_err err = {0};
+	*f = pa_file_open(path, NULL, &err);
+	assert_non_null(*f);
+	struct pa_session_opts so = {.sz = sizeof(so)};
+	struct pa_session *s = pa_session_new(*f, &so, &err);
+	assert_non_null(s);
+	return s;
+}
+
 /* srcline_from/to: perf 6.1 prints what its comparisons computed */
 static void test_lazy_srclines(void **state)
 {
@@ -203,14 +217,9 @@ static void test_lazy_srclines(void **state)
 static void test_key_lists(void **state)
 {
 	(void)state;
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/le-file.data", g_testdata);
 	struct pa_err err = {0};
-	struct pa_file *f = pa_file_open(path, NULL, &err);
-	assert_non_null(f);
-	struct pa_session_opts so = {.sz = sizeof(so)};
-	struct pa_session *s = pa_session_new(f, &so, &err);
-	assert_non_null(s);
+	struct pa_file *f;
+	struct pa_session *s = open_fixture("le-file.data", &f);
 	struct pa_report_opts ro = {.sz = sizeof(ro), .fields = "overhead,sym", .sort = "dso"};
 	struct pa_report *r = pa_report_new(s, &ro, &err);
 	assert_non_null(r);
@@ -257,14 +266,9 @@ static void test_print_keeps_model(void **state)
 {
 	(void)state;
 	assert_non_null(g_testdata);
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/le-file.data", g_testdata);
 	struct pa_err err = {0};
-	struct pa_file *f = pa_file_open(path, NULL, &err);
-	assert_non_null(f);
-	struct pa_session_opts so = {.sz = sizeof(so)};
-	struct pa_session *s = pa_session_new(f, &so, &err);
-	assert_non_null(s);
+	struct pa_file *f;
+	struct pa_session *s = open_fixture("le-file.data", &f);
 	/* no cache of this machine's: an empty one */
 	struct pa_report_opts ro = {.sz = sizeof(ro),
 	                            .callchain = true,
