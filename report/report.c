@@ -215,7 +215,8 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 		bool have = false;
 		for (unsigned i = 0; i < r->nr_keys; i++)
 			have |= r->keys[i] == K_PARENT;
-		if (!have && r->nr_cols < PA_ARRAY_SIZE(r->cols) && r->nr_keys < PA_ARRAY_SIZE(r->keys)) {
+		if (!have && r->nr_cols < PA_ARRAY_SIZE(r->cols) &&
+		    r->nr_keys < PA_ARRAY_SIZE(r->keys) && r->nr_osort < PA_ARRAY_SIZE(r->osort)) {
 			r->cols[r->nr_cols++] = K_PARENT;
 			r->keys[r->nr_keys++] = K_PARENT;
 			r->osort[r->nr_osort++] = K_PARENT;
