@@ -115,6 +115,7 @@ struct pa_report {
 	 * keys, in the order they decide */
 	int osort[20];
 	unsigned nr_osort;
+	bool strict_fields; /* --fields names every column (no leading '+') */
 
 	struct pa_filter filter;
 

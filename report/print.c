@@ -1057,7 +1057,7 @@ static void print_column_header(struct pa_report *r, FILE *out, const int *width
 			    line + n, sizeof(line) - n,
 			    right_aligned(r->cols[c]) ? "%s%*s" : "%s%-*s", c ? "  " : " ",
 			    width[c],
-			    col_header(r->cols[c], r->cgs && r->cg.children && !r->opts.fields));
+			    col_header(r->cols[c], r->cgs && r->cg.children && !r->strict_fields));
 	fprintf(out, "%s\n", line);
 	n = (size_t)snprintf(line, sizeof(line), "#");
 	for (unsigned c = 0; c < r->nr_cols; c++) {

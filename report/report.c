@@ -36,21 +36,33 @@ static bool in_list(const int *v, unsigned n, int k)
 	return false;
 }
 
+/* v[0, n) without repeats, first places kept; the new count */
+static unsigned uniq(int *v, unsigned n)
+{
+	unsigned nu = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (!in_list(v, nu, v[i]))
+			v[nu++] = v[i];
+	return nu;
+}
+
 /* perf's lists (sort.c's setup_sorting): the sort keys decide entries in
  * their order, then the output fields not among them; the columns are the
- * output fields, then the sort keys not among them. Without --fields the
- * output fields are the value columns, and the overhead ones lead the
- * output sort (perf's "backward compatibility" prefix). */
+ * output fields, then the sort keys not among them. Without --fields (or
+ * with one that starts with '+', adding to the default) the output fields
+ * are the value columns, and the overhead ones lead the output sort
+ * (perf's "backward compatibility" prefix); a --sort that starts with '+'
+ * adds to the default keys. */
 static int setup_keys(struct pa_report *r, struct pa_err *err)
 {
 	const char *deflt =
 	    r->branch ? "comm,dso_from,symbol_from,symbol_to,cycles" : "comm,dso,sym";
+	const char *fields = r->opts.fields;
 	int sk[8], fk[12];
 	unsigned ns = 0, nf = 0;
 	int ret = 0;
-	if (r->opts.fields)
-		ret = parse_keys(r, r->opts.fields, true, fk, &nf, PA_ARRAY_SIZE(fk), err);
-	else {
+	r->strict_fields = fields && *fields != '+';
+	if (!r->strict_fields) {
 		if (r->opts.children)
 			fk[nf++] = K_CHILDREN;
 		fk[nf++] = K_OVERHEAD;
@@ -59,15 +71,22 @@ static int setup_keys(struct pa_report *r, struct pa_err *err)
 		if (r->opts.show_total_period)
 			fk[nf++] = K_PERIOD;
 	}
-	/* (--fields alone: no sort keys but its own) */
-	const char *sort = r->opts.sort ? r->opts.sort : r->opts.fields ? "" : deflt;
+	if (fields)
+		ret = parse_keys(r, fields + !r->strict_fields, true, fk, &nf, PA_ARRAY_SIZE(fk),
+		                 err);
+	/* (strict --fields alone: no sort keys but its own) */
+	const char *sort = r->opts.sort ? r->opts.sort : r->strict_fields ? "" : deflt;
+	if (!ret && *sort == '+')
+		ret = parse_keys(r, deflt, false, sk, &ns, PA_ARRAY_SIZE(sk), err);
 	if (!ret)
-		ret = parse_keys(r, sort, false, sk, &ns, PA_ARRAY_SIZE(sk), err);
+		ret = parse_keys(r, sort + (*sort == '+'), false, sk, &ns, PA_ARRAY_SIZE(sk), err);
 	if (ret)
 		return ret;
-	if (!r->opts.fields)
-		for (unsigned i = 0;
-		     i < nf && pa_keys[fk[i]].sorts_by != PA_BY_COUNT && fk[i] != K_PERIOD; i++)
+	/* (a key or field given twice is one: perf's "taken") */
+	nf = uniq(fk, nf);
+	ns = uniq(sk, ns);
+	if (!r->strict_fields)
+		for (unsigned i = 0; i < nf && (fk[i] == K_CHILDREN || fk[i] == K_OVERHEAD); i++)
 			r->osort[r->nr_osort++] = fk[i];
 	for (unsigned i = 0; i < ns; i++)
 		r->osort[r->nr_osort++] = r->keys[r->nr_keys++] = sk[i];
@@ -174,7 +193,7 @@ static int parse_call_graph(struct pa_report *r, struct pa_err *err)
 	if (!order_set)
 		p->caller = p->children;
 	/* the graph does not repeat the row's symbol when --sort starts with it */
-	p->skip_first = !r->opts.fields && r->opts.sort && !strncmp(r->opts.sort, "sym", 3);
+	p->skip_first = !r->strict_fields && r->opts.sort && !strncmp(r->opts.sort, "sym", 3);
 	return 0;
 }
 

@@ -42,16 +42,18 @@ files=("$TESTDATA"/le-*.data "$TESTDATA"/be-*.data "$TESTDATA"/branch/*.data
 [ ${#files[@]} -ge 20 ] || fail "only ${#files[@]} fixtures found"
 # --fields with and without --sort (perf's columns and output order: the
 # sort keys first, the fields after; a children column without --children
-# shows N/A): two of these per file, in turn
+# shows N/A; a leading '+' adds to the defaults): two of these per file, in
+# turn
 fsets=("-F overhead,sym --sort dso" "--no-children -F sample,overhead,comm"
-	"--no-children -F overhead_children,overhead,sym" "-F dso,overhead --sort sym")
+	"--no-children -F overhead_children,overhead,sym" "-F dso,overhead --sort sym"
+	"--no-children -F +sample --sort +pid" "-F +period --sort +sym,cpu")
 CASE=0 nf=0
 for f in "${files[@]}"; do
 	p=$(twin "$f")
 	[ -f "$p" ] || { fail "no little-endian twin $p for $f"; continue; }
 	nf=$((nf + 1))
 	for o in "--sort comm" "--sort pid" "--sort dso" "--sort sym" "--sort comm,dso,sym" "" \
-		"${fsets[nf % 4]}" "${fsets[(nf + 1) % 4]}" "-v --no-children"; do
+		"${fsets[nf % 6]}" "${fsets[(nf + 1) % 6]}" "-v --no-children"; do
 		in_subset $((CASE++)) || continue
 		# shellcheck disable=SC2046,SC2086
 		perf report -i "$p" $(extra "$f") --stdio $o 2>/dev/null </dev/null | norm_tip >exp

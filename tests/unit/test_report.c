@@ -242,6 +242,18 @@ static void test_key_lists(void **state)
 	assert_memory_equal(r->osort, osort2, sizeof(osort2));
 	assert_int_equal(r->nr_cols, 4);
 	pa_report_free(r);
+	/* '+': added to the defaults, each key once */
+	ro = (struct pa_report_opts){.sz = sizeof(ro), .fields = "+sample", .sort = "+pid,dso"};
+	r = pa_report_new(s, &ro, &err);
+	assert_non_null(r);
+	int keys3[] = {K_COMM, K_DSO, K_SYM, K_PID},
+	    cols3[] = {K_OVERHEAD, K_SAMPLE, K_COMM, K_DSO, K_SYM, K_PID};
+	assert_int_equal(r->nr_keys, 4);
+	assert_memory_equal(r->keys, keys3, sizeof(keys3));
+	assert_int_equal(r->nr_cols, 6);
+	assert_memory_equal(r->cols, cols3, sizeof(cols3));
+	assert_int_equal(r->osort[0], K_OVERHEAD);
+	pa_report_free(r);
 	pa_session_free(s);
 	pa_file_close(f);
 }
