@@ -1047,28 +1047,35 @@ static void print_section_header(struct pa_report *r, FILE *out, const struct gr
 	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", period);
 }
 
+/* perf writes each header cell through a 1024-byte buffer: a column wider
+ * than that has its name padded to 1023 characters only (the dots below
+ * go the whole width). */
+#define HEADER_CELL_MAX 1023
+
 static void print_column_header(struct pa_report *r, FILE *out, const int *width, const bool *elide)
 {
-	char line[2048];
-	size_t n = (size_t)snprintf(line, sizeof(line), "#");
-	for (unsigned c = 0; c < r->nr_cols; c++)
-		if (!elide[c])
-			n += (size_t)snprintf(
-			    line + n, sizeof(line) - n,
-			    right_aligned(r->cols[c]) ? "%s%*s" : "%s%-*s", c ? "  " : " ",
-			    width[c],
-			    col_header(r->cols[c], r->cgs && r->cg.children && !r->strict_fields));
-	fprintf(out, "%s\n", line);
-	n = (size_t)snprintf(line, sizeof(line), "#");
+	bool self = r->cgs && r->cg.children && !r->strict_fields;
+	const char *sep = " ";
+	fputc('#', out);
 	for (unsigned c = 0; c < r->nr_cols; c++) {
 		if (elide[c])
 			continue;
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s", c ? "  " : " ");
-		for (int i = 0; i < width[c] && n + 1 < sizeof(line); i++)
-			line[n++] = '.';
-		line[n] = 0;
+		int w = width[c] < HEADER_CELL_MAX ? width[c] : HEADER_CELL_MAX;
+		fprintf(out, right_aligned(r->cols[c]) ? "%s%*.*s" : "%s%-*.*s", sep, w, w,
+		        col_header(r->cols[c], self));
+		sep = "  ";
 	}
-	fprintf(out, "%s\n#\n", line);
+	fputs("\n#", out);
+	sep = " ";
+	for (unsigned c = 0; c < r->nr_cols; c++) {
+		if (elide[c])
+			continue;
+		fputs(sep, out);
+		for (int i = 0; i < width[c]; i++)
+			fputc('.', out);
+		sep = "  ";
+	}
+	fputs("\n#\n", out);
 }
 
 /* perf computes an entry's srcline lazily, when a comparison reaches that

@@ -274,4 +274,29 @@ if cc -O1 -static -o static "$TESTDATA/src/burn.c" 2>/dev/null && strip -s stati
 else
 	fail "cannot build a static binary (libc6-dev's libc.a)"
 fi
+# A symbol name longer than perf's 1024-byte header buffer: perf pads the
+# column's name to 1023 characters, the dots and rows go the whole width.
+long=$(printf 'f%.0s' $(seq 1100))
+cat >long.c <<EOF
+static volatile unsigned long sink;
+__attribute__((noinline)) void $long(void)
+{
+	for (unsigned long i = 0; i < 300000000ul; i++)
+		sink += i;
+}
+int main(void) { $long(); return 0; }
+EOF
+if cc -O1 -o longname long.c && perf record -q -F 999 -o long.data -- ./longname >/dev/null 2>&1; then
+	for o in "--no-children --sort sym" "--no-children --sort dso,sym -n"; do
+		# shellcheck disable=SC2086
+		perf report -i long.data --stdio $o 2>/dev/null | grep -v '^# (Tip' >exp
+		# shellcheck disable=SC2086
+		pa report -i long.data --stdio $o >got 2>/dev/null
+		CHECKS=$((CHECKS + 1))
+		grep -q "$long" exp || fail "long name: perf shows no row of it"
+		same "long name '$o'" exp got
+	done
+else
+	fail "cannot build or record the long-named program"
+fi
 finish
