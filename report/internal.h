@@ -83,6 +83,8 @@ struct slog {
 	uint64_t period;
 };
 
+#define PA_MAX_OSORT 20 /* sort keys and fields (8 and 12 at most) */
+
 struct pa_report {
 	struct fast_slot *fast;
 	struct pa_stream *stream;
@@ -113,9 +115,8 @@ struct pa_report {
 	unsigned nr_cols;
 	/* perf's output sort list (hist_entry__sort): value columns and sort
 	 * keys, in the order they decide */
-	int osort[20];
+	int osort[PA_MAX_OSORT];
 	unsigned nr_osort;
-	bool strict_fields; /* --fields names every column (no leading '+') */
 
 	struct pa_filter filter;
 
@@ -148,6 +149,13 @@ struct pa_report {
 	_Atomic uint64_t mem;
 	bool limit_hit; /* the memory cap stopped the report */
 };
+
+/* --fields names every column (no leading '+', which adds to the default
+ * ones): perf's "strict" field order */
+static inline bool pa_report_strict_fields(const struct pa_report *r)
+{
+	return r->opts.fields && *r->opts.fields != '+';
+}
 
 /* report.c: a table grew from old_bytes to new_bytes (either thread). */
 void pa_report_mem_grew(struct pa_report *r, size_t old_bytes, size_t new_bytes);

@@ -79,7 +79,9 @@ struct cg_sort {
 	const struct pa_report *r;
 	struct row *rows; /* (the comparisons mark lazy keys: lazy_reached) */
 	unsigned nr_members;
-	bool elided[8]; /* by key: perf's output sort skips elided columns */
+	/* by place in r->osort: an elided column's key, which perf's output
+	 * sort skips */
+	bool oskip[PA_MAX_OSORT];
 };
 
 static void compute_elide(const struct pa_report *r, bool *elide);
@@ -197,15 +199,12 @@ static int perf_sort(const struct cg_sort *cs, struct row *a, struct row *b)
 	const struct pa_report *r = cs->r;
 	for (unsigned o = 0; o < r->nr_osort; o++) {
 		int k = r->osort[o], c;
-		unsigned i = 0;
 		if (!pa_keys[k].is_sort) {
 			if ((c = value_sort(cs, k, a, b)))
 				return c;
 			continue;
 		}
-		while (i < r->nr_keys && r->keys[i] != k)
-			i++;
-		if (i < r->nr_keys && cs->elided[i])
+		if (cs->oskip[o])
 			continue;
 		lazy_reached(k, &a->k, PA_LAZY_SIZED);
 		lazy_reached(k, &b->k, PA_LAZY_LATE);
@@ -380,7 +379,11 @@ static int replay_trees_from(const struct pa_report *r, struct row *rows, size_t
 {
 	struct pa_rb a = {0}, b = {0}, c = {0};
 	struct cg_sort cs = {.r = r, .rows = rows, .nr_members = nr_members};
-	pa_report_elided_keys(r, cs.elided);
+	bool elided[8];
+	pa_report_elided_keys(r, elided);
+	for (unsigned o = 0; o < r->nr_osort; o++)
+		for (unsigned i = 0; i < r->nr_keys; i++)
+			cs.oskip[o] |= r->keys[i] == r->osort[o] && elided[i];
 	bool order = collapse_is_order(r, rows, n);
 	bool sort = !merge && n_in == n && order;
 	int ret = 0;
@@ -1054,7 +1057,7 @@ static void print_section_header(struct pa_report *r, FILE *out, const struct gr
 
 static void print_column_header(struct pa_report *r, FILE *out, const int *width, const bool *elide)
 {
-	bool self = r->cgs && r->cg.children && !r->strict_fields;
+	bool self = r->cgs && r->cg.children && !pa_report_strict_fields(r);
 	const char *sep = " ";
 	fputc('#', out);
 	for (unsigned c = 0; c < r->nr_cols; c++) {

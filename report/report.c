@@ -61,8 +61,8 @@ static int setup_keys(struct pa_report *r, struct pa_err *err)
 	int sk[8], fk[12];
 	unsigned ns = 0, nf = 0;
 	int ret = 0;
-	r->strict_fields = fields && *fields != '+';
-	if (!r->strict_fields) {
+	bool strict = pa_report_strict_fields(r);
+	if (!strict) {
 		if (r->opts.children)
 			fk[nf++] = K_CHILDREN;
 		fk[nf++] = K_OVERHEAD;
@@ -72,10 +72,9 @@ static int setup_keys(struct pa_report *r, struct pa_err *err)
 			fk[nf++] = K_PERIOD;
 	}
 	if (fields)
-		ret = parse_keys(r, fields + !r->strict_fields, true, fk, &nf, PA_ARRAY_SIZE(fk),
-		                 err);
+		ret = parse_keys(r, fields + !strict, true, fk, &nf, PA_ARRAY_SIZE(fk), err);
 	/* (strict --fields alone: no sort keys but its own) */
-	const char *sort = r->opts.sort ? r->opts.sort : r->strict_fields ? "" : deflt;
+	const char *sort = r->opts.sort ? r->opts.sort : strict ? "" : deflt;
 	if (!ret && *sort == '+')
 		ret = parse_keys(r, deflt, false, sk, &ns, PA_ARRAY_SIZE(sk), err);
 	if (!ret)
@@ -85,7 +84,7 @@ static int setup_keys(struct pa_report *r, struct pa_err *err)
 	/* (a key or field given twice is one: perf's "taken") */
 	nf = uniq(fk, nf);
 	ns = uniq(sk, ns);
-	if (!r->strict_fields)
+	if (!strict)
 		for (unsigned i = 0; i < nf && (fk[i] == K_CHILDREN || fk[i] == K_OVERHEAD); i++)
 			r->osort[r->nr_osort++] = fk[i];
 	for (unsigned i = 0; i < ns; i++)
@@ -193,7 +192,8 @@ static int parse_call_graph(struct pa_report *r, struct pa_err *err)
 	if (!order_set)
 		p->caller = p->children;
 	/* the graph does not repeat the row's symbol when --sort starts with it */
-	p->skip_first = !r->strict_fields && r->opts.sort && !strncmp(r->opts.sort, "sym", 3);
+	p->skip_first =
+	    !pa_report_strict_fields(r) && r->opts.sort && !strncmp(r->opts.sort, "sym", 3);
 	return 0;
 }
 
