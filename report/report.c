@@ -422,11 +422,22 @@ static bool dso_width_needs_syms(const struct pa_report *r)
 		dso_col |= r->cols[c] == K_DSO;
 	if (!dso_col || r->filter.nr_dsos)
 		return false;
+	/* (each event's section is sized apart: one event whose rows have
+	 * only short names is enough) */
 	const struct pa_loc *l = pa_report_locs(r);
-	for (size_t i = 0; i < pa_resolver_nr_locs(r->res); i++)
-		if (!l[i].dso || strlen(l[i].dso->short_name) >= PA_UNRESOLVED_WIDTH)
-			return false;
-	return true;
+	uint8_t *wide = calloc(r->nr_evsels + 1, 1), *used = calloc(r->nr_evsels + 1, 1);
+	bool needs = !wide || !used; /* (no memory: read them, the safe side) */
+	for (size_t i = 0; !needs && i < r->nr_buckets; i++) {
+		const struct bucket *b = &r->buckets[i];
+		const struct pa_dso *d = l[b->loc].dso;
+		used[b->evsel] = 1;
+		wide[b->evsel] |= !d || strlen(d->short_name) >= PA_UNRESOLVED_WIDTH;
+	}
+	for (unsigned e = 0; !needs && e < r->nr_evsels; e++)
+		needs = used[e] && !wide[e];
+	free(wide);
+	free(used);
+	return needs;
 }
 
 int pa_report_run(struct pa_report *r, struct pa_err *err)
