@@ -179,9 +179,13 @@ static int cmp_rank(const void *pa, const void *pb)
 }
 
 /* --percent-limit: a symbol's first entry under that share of its
- * event's period is not shown (perf's hists__find_annotations) */
+ * event's period is not shown (perf's hists__find_annotations); a group's
+ * symbol that only its members sampled has no entry in the leader's
+ * histogram, the only one perf annotate walks for a group */
 static bool shown(const struct pa_annotate *a, const struct ann_sym *s)
 {
+	if (!s->nr_samples[0])
+		return false;
 	if (a->opts.percent_limit <= 0)
 		return true;
 	const struct ann_event *ev = &a->events[s->evsel];

@@ -386,14 +386,17 @@ check_lines() {
 check_lines hot.data C
 
 # two events, and two events recorded as a group (perf shows the group's
-# members side by side, the leader's numbers ranking the symbols)
-for ev in "two|cpu-clock,task-clock" "group|{cpu-clock,task-clock}"; do
+# members side by side, the leader's numbers ranking the symbols; a symbol
+# only the members sampled is not shown: "lead" samples its leader 50 times
+# less often, so its members see symbols the leader does not)
+for ev in "two|cpu-clock,task-clock" "group|{cpu-clock,task-clock}" \
+	"lead|{cpu-clock/period=10000000/,task-clock/period=200000/}"; do
 	IFS='|' read -r name e <<<"$ev"
 	if ! perf record -q -e "$e" -F 2999 -o "$name.data" -- ./hot 60 >/dev/null 2>rec.err; then
 		note "$name: perf record -e '$e' failed here: $(head -n 1 rec.err)"
 		continue
 	fi
-	for o in "" "-n" "-l" "--percent-type global-period" "--show-total-period -s lcg"; do
+	for o in "" "-n" "-l" "--percent-type global-period" "--show-total-period -s bsort"; do
 		in_subset $((CASE++)) || continue
 		# shellcheck disable=SC2086
 		perf annotate -i "$name.data" --stdio $o >exp 2>/dev/null
@@ -406,6 +409,15 @@ for ev in "two|cpu-clock,task-clock" "group|{cpu-clock,task-clock}"; do
 		check_numbers "$name '$o': capstone listing's numbers vs perf's" exp cs
 	done
 done
+# a group whose leader never sampled: perf annotate shows nothing
+if perf record -q -e '{cpu-clock/period=50000000000/,task-clock}' -F 2999 -o quiet.data \
+	-- ./hot 20 >/dev/null 2>rec.err; then
+	pa annotate -i quiet.data >cs 2>cs.err || fail "quiet leader: pa annotate failed: $(head -n 1 cs.err)"
+	CHECKS=$((CHECKS + 1))
+	[ ! -s cs ] || fail "quiet leader: symbols shown that only the group's member sampled: $(head -n 1 cs)"
+else
+	note "quiet leader: perf record failed here: $(head -n 1 rec.err)"
+fi
 
 # inlined code: the capstone listing names the inlined function, as
 # objdump -l does
