@@ -129,6 +129,11 @@ size_t pa_annotate_nr_symbols(const struct pa_annotate *a)
 	return a->nr_shown;
 }
 
+const char *ann_dso_name(const struct pa_annotate *a, const struct pa_dso *d)
+{
+	return d->kind == PA_DSO_KERNEL && a->opts.vmlinux ? a->opts.vmlinux : d->long_name;
+}
+
 char *ann_binary_path(struct pa_annotate *a, const struct pa_dso *d, const char **why)
 {
 	switch (d->kind) {

@@ -65,7 +65,7 @@ static void print_symbol(struct pa_annotate *a, const struct ann_sym *s,
 	fputs("<h2>", out);
 	put_html(out, s->sym->name);
 	fprintf(out, " &mdash; ");
-	put_html(out, s->dso->long_name);
+	put_html(out, ann_dso_name(a, s->dso));
 	fprintf(out, " (%" PRIu64 " samples)</h2>\n<table class=code>\n", s->nr_samples[0]);
 	for (size_t i = 0; i < l->n; i++) {
 		const struct ann_line *ln = &l->v[i];

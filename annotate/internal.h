@@ -89,6 +89,10 @@ int ann_listing_feed(struct ann_listing *l, const char *raw, uint64_t start, uin
 /* hist.c: gather and rank */
 int ann_hist_gather(struct pa_annotate *a, struct pa_err *err);
 
+/* The DSO's file name as perf annotate prints it: a kernel's is the
+ * --vmlinux file's (perf renames the DSO when it loads one). */
+const char *ann_dso_name(const struct pa_annotate *a, const struct pa_dso *d);
+
 /* The binary of a DSO (via the finder), malloc'd; NULL with *why set. */
 char *ann_binary_path(struct pa_annotate *a, const struct pa_dso *d, const char **why);
 

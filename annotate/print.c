@@ -89,7 +89,7 @@ static void print_header(const struct pa_annotate *a, const struct ann_sym *s, F
 	const char *what = a->opts.show_total_period ? "Period"
 	                   : a->opts.show_nr_samples ? "Samples"
 	                                             : "Percent";
-	const char *name = s->dso->long_name, *slash = strrchr(name, '/');
+	const char *name = ann_dso_name(a, s->dso), *slash = strrchr(name, '/');
 	if (!a->opts.full_path && slash)
 		name = slash + 1;
 	int n = fprintf(out,
@@ -166,8 +166,10 @@ static void print_summary(struct pa_annotate *a, const struct ann_sym *s,
 			v[j].pct[m] += p.pct;
 		}
 	}
-	fprintf(out, "\nSorted summary for file %s\n", s->dso->long_name);
+	fprintf(out, "\nSorted summary for file %s\n", ann_dso_name(a, s->dso));
 	fprintf(out, "----------------------------------------------\n\n");
+	if (!n)
+		fprintf(out, " Nothing higher than 0.5%%\n");
 	qsort(v, n, sizeof(*v), cmp_summary);
 	for (size_t j = 0; j < n; j++) {
 		for (unsigned m = 0; m < v[j].nr; m++)

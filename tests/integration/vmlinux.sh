@@ -19,6 +19,10 @@
 #           the holes stay unresolved, and perf prints them as offsets in
 #           the vmlinux file (its kernel map is the file's .text by then)
 # A pipe recording keeps no build-id: then both use even the "bad" file.
+# Each function's bytes are nops (one-byte instructions, so every sampled
+# address starts one): pa annotate -k reads the kernel's code from the
+# file as perf annotate does, --objdump's text equal to perf's and
+# capstone's numbers too.
 #
 # With --vmlinux the kernel's symbols come from the file, not from this
 # machine, so the file-mode checks also hold under an emulator ($PA_EMU),
@@ -26,8 +30,11 @@
 # build-ids: user space then depends on the host too) are skipped there.
 # Option strings ($rows, $o) are word-split on purpose:
 # shellcheck disable=SC2086
-# shellcheck source=tests/integration/lib.sh
-. "$(dirname "$0")/lib.sh"
+# (annotate.sh's helpers: it sources lib.sh, enters $WORK, private HOME)
+# shellcheck disable=SC2034 # read by annotate.sh, sourced below
+PA_ANNOTATE_HELPERS_ONLY=1
+# shellcheck source=tests/integration/annotate.sh
+. "$(dirname "$0")/annotate.sh"
 need_perf
 need_python
 
@@ -111,6 +118,7 @@ for k, a in enumerate(sorted(want)):
     o.write('\t.type "%s",STT_FUNC\n"%s":\n' % (s, s))
     if mode == 'gaps' or k % 2 == 0:
         o.write('\t.size "%s",%d\n' % (s, size))
+    o.write('\t.fill %d,1,0x90\n' % size)
 o.write('\t.org 0x%x\n\t.globl _etext\n_etext:\n' % (etext - text))
 open(out_lds, 'w').write(
     'ENTRY(_text)\nSECTIONS {\n  . = 0x%x;\n  .text : { *(.text) }\n'
@@ -173,6 +181,30 @@ grep -q '\[k\] vm_alias_' got && fail "the local alias won over the global symbo
 for o in "--no-children --sort dso,sym" "--children --sort sym" "--no-children -g caller,0.5,callee --sort sym"; do
 	compare "good, call graph" k.data "$o --vmlinux good-vmlinux"
 done
+# pa annotate -k: the kernel's functions read from the file (perf names
+# the DSO after it), the whole text with --objdump as perf's, capstone's
+# sampled addresses and numbers as perf's (a zero-sized symbol reaches to
+# the next one: objdump folds the zeros behind the nops into "...",
+# capstone lists them; -l's lines name the assembler's file, "good.o:0")
+hot_numbers() { numbers "$1" | awk '/Source code/ || $1 + 0 != 0'; }
+for o in "" "-n" "-l" "-P" "--show-total-period"; do
+	perf annotate -i k.data --stdio -k good-vmlinux $o >exp 2>/dev/null
+	pa annotate -i k.data --objdump objdump -k good-vmlinux $o >got 2>got.err
+	same_l "annotate -k '$o' --objdump" exp got
+	[ "$o" = -l ] && continue
+	pa annotate -i k.data -k good-vmlinux $o >cs 2>cs.err
+	hot_numbers exp >exp.num
+	hot_numbers cs >cs.num
+	CHECKS=$((CHECKS + 1))
+	grep -q ' [0-9a-f]*$' exp.num || fail "annotate -k '$o': perf annotated no sample"
+	same "annotate -k '$o': capstone's numbers" exp.num cs.num
+done
+CHECKS=$((CHECKS + 1))
+grep -q 'Disassembly of good-vmlinux ' cs || fail "annotate -k: no kernel function annotated"
+CHECKS=$((CHECKS + 1))
+pa annotate -i k.data >/dev/null 2>err
+grep -q "kernel.kallsyms.*-k/--vmlinux" err || fail "annotate without -k: no note on the kernel's missing bytes"
+
 # holes in .text: unresolved, shown as vmlinux file offsets
 compare gaps k.data "$rows --sort dso,sym --vmlinux gaps-vmlinux"
 compare gaps k.data "$rows --sort sym,srcline --vmlinux gaps-vmlinux"
