@@ -29,6 +29,14 @@ int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const ch
 #include <string.h>
 #include <unistd.h>
 
+/* A stretch of the symbol's bytes in one mode: from off (bytes from the
+ * code's start) to the next one's; kind 'a' arm, 't' thumb, 'd' data (an
+ * ARM ELF's mapping symbols), 0 the arch's only mode. */
+struct region {
+	size_t off;
+	char kind;
+};
+
 struct code {
 	uint8_t *bytes;
 	size_t len;
@@ -36,6 +44,8 @@ struct code {
 	cs_arch arch;
 	cs_mode mode;
 	bool x86;
+	struct region *regions; /* at least one, from off 0, ascending */
+	size_t nr_regions;
 };
 
 /* capstone's arch and mode for an ELF header; false: not one it knows */
@@ -101,6 +111,59 @@ static int read_code(Elf *elf, int fd, uint64_t start, uint64_t end, struct code
 		return 0;
 	}
 	return *why = "no section of the binary holds the symbol", -PA_ERR_NOT_FOUND;
+}
+
+static int cmp_region(const void *x, const void *y)
+{
+	const struct region *a = x, *b = y;
+	return PA_CMP(a->off, b->off);
+}
+
+/* An ARM mapping symbol's kind ("$a", "$t", "$d", maybe ".SUFFIX"), or 0 */
+static char mapping_kind(const char *n)
+{
+	return n[0] == '$' && n[1] && strchr("atd", n[1]) && (!n[2] || n[2] == '.') ? n[1] : 0;
+}
+
+/* ARM: where [start, start + len) is arm code, thumb code or data, as
+ * objdump reads it: the mapping symbols inside and the last one before
+ * (else the function symbol's bit 0, a stripped file's thumb mark) */
+static int arm_regions(Elf *elf, uint64_t start, struct code *c)
+{
+	char first = 0, fn = 0;
+	uint64_t first_at = 0;
+	size_t cap = 0;
+	c->nr_regions = 1;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		GElf_Sym sym;
+		for (int i = 0; (size_t)i < sh.sh_size / sh.sh_entsize && gelf_getsym(d, i, &sym);
+		     i++) {
+			const char *n = elf_strptr(elf, sh.sh_link, sym.st_name);
+			char k = n ? mapping_kind(n) : 0;
+			uint64_t v = sym.st_value;
+			if (!k) {
+				if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && (v & ~1ull) == start)
+					fn = v & 1 ? 't' : 'a';
+			} else if (v <= start && (!first || v >= first_at)) {
+				first = k, first_at = v;
+			} else if (v > start && v - start < c->len) {
+				if (PA_GROW(c->regions, cap, c->nr_regions + 1, 8))
+					return -ENOMEM;
+				c->regions[c->nr_regions++] = (struct region){v - start, k};
+			}
+		}
+	}
+	if (!c->regions && !(c->regions = calloc(1, sizeof(*c->regions))))
+		return -ENOMEM;
+	c->regions[0] = (struct region){0, first ? first : fn ? fn : 'a'};
+	qsort(c->regions + 1, c->nr_regions - 1, sizeof(*c->regions), cmp_region);
+	return 0;
 }
 
 /* "0x1394" (or "#0x1394"): a branch target to name like objdump */
@@ -286,35 +349,76 @@ static bool straddles(const struct ann_sym *s, uint64_t at, uint64_t end, uint64
 	return lo < s->nr_addrs && *next < end;
 }
 
-static int run_capstone(struct pa_annotate *a, const struct ann_sym *s, const struct code *c,
-                        struct ann_src *src, struct ann_listing *l, struct pa_err *err)
+/* The zeros at p that objdump folds into "...": 8 bytes or more (whole
+ * words, unless they reach the end), or fewer than 3 at the end; 0: none */
+static size_t zero_run(const uint8_t *p, size_t len)
 {
+	size_t z = 0;
+	while (z < len && !p[z])
+		z++;
+	if (z == len && z < 3)
+		return z;
+	if (z < 8)
+		return 0;
+	return z == len ? z : z & ~(size_t)3;
+}
+
+/* One decoder's state over a symbol's code. */
+struct dec {
+	struct pa_annotate *a;
+	const struct ann_sym *s;
+	const struct code *c;
+	struct ann_src *src;
+	struct src_state st;
+	struct ann_listing *l;
 	csh h;
-	cs_insn *in = NULL;
-	struct src_state st = {0};
+	cs_insn *in;
+	uint64_t base; /* the code's first address */
+};
+
+/* objdump's lines for an ARM data stretch: a word each 4 bytes */
+static int feed_data(struct dec *d, size_t from, size_t to)
+{
+	bool be = d->c->mode & CS_MODE_BIG_ENDIAN;
 	int rc = 0;
-	if (cs_open(c->arch, c->mode, &h) != CS_ERR_OK)
-		return pa_err_set(err, -PA_ERR_UNSUPPORTED,
-		                  "annotate: capstone cannot open the arch");
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	if (c->x86)
-		cs_option(h, CS_OPT_SYNTAX,
-		          a->opts.style && !strcmp(a->opts.style, "intel") ? CS_OPT_SYNTAX_INTEL
-		                                                           : CS_OPT_SYNTAX_ATT);
-	const uint8_t *code = c->bytes;
-	size_t len = c->len;
-	uint64_t base = s->start & (c->arch == CS_ARCH_ARM ? ~1ull : ~0ull), addr = base;
-	if (!(in = cs_malloc(h))) {
-		rc = pa_err_set(err, -ENOMEM, "annotate: %s", strerror(ENOMEM));
-		goto out;
+	for (size_t o = from; o < to && !rc; o += 4) {
+		const uint8_t *b = d->c->bytes + o;
+		char line[64];
+		if (to - o < 4) {
+			snprintf(line, sizeof(line), "%" PRIx64 ":\t.byte\t0x%02x", d->base + o,
+			         b[0]);
+			o -= 3; /* one byte at a time */
+		} else {
+			/* (the word as the target reads it: the file's byte order) */
+			uint32_t w = be ? (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
+			                : (uint32_t)b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0];
+			snprintf(line, sizeof(line), "%" PRIx64 ":\t.word\t0x%08" PRIx32,
+			         d->base + o, w);
+		}
+		rc = ann_listing_feed(d->l, line, d->s->start, d->s->end);
 	}
-	while (len) {
+	return rc;
+}
+
+/* capstone over the bytes [from, to) */
+static int decode(struct dec *d, size_t from, size_t to)
+{
+	const struct code *c = d->c;
+	const uint8_t *code = c->bytes + from;
+	size_t len = to - from, z;
+	uint64_t addr = d->base + from;
+	int rc = 0;
+	while (len && !rc) {
+		if ((z = zero_run(code, len))) {
+			code += z, len -= z, addr += z;
+			rc = ann_listing_feed(d->l, "\t...", d->s->start, d->s->end);
+			continue;
+		}
 		uint64_t at = addr, next;
-		bool ok = cs_disasm_iter(h, &code, &len, &addr, in);
-		if (ok && !straddles(s, at, addr, &next)) {
-			if ((src && (rc = feed_source(a, src, s, at, &st, l))) ||
-			    (rc = feed_insn(a, s, h, in, c->arch, l)))
-				goto out;
+		bool ok = cs_disasm_iter(d->h, &code, &len, &addr, d->in);
+		if (ok && !straddles(d->s, at, addr, &next)) {
+			if (!(d->src && (rc = feed_source(d->a, d->src, d->s, at, &d->st, d->l))))
+				rc = feed_insn(d->a, d->s, d->h, d->in, c->arch, d->l);
 			continue;
 		}
 		/* objdump's "(bad)"; what follows it from the next sampled
@@ -322,21 +426,58 @@ static int run_capstone(struct pa_annotate *a, const struct ann_sym *s, const st
 		 * from the next byte */
 		char bad[64];
 		snprintf(bad, sizeof(bad), "%" PRIx64 ":\t(bad)", at);
-		if ((rc = ann_listing_feed(l, bad, s->start, s->end)))
-			goto out;
+		rc = ann_listing_feed(d->l, bad, d->s->start, d->s->end);
 		if (!ok || next <= at)
 			next = at + 1;
-		size_t skip = (size_t)(next - at);
-		code = c->bytes + (at - base) + skip;
-		len = c->len - (size_t)(at - base) - skip;
+		if (next - d->base >= to)
+			break;
+		code = c->bytes + (next - d->base);
+		len = to - (size_t)(next - d->base);
 		addr = next;
+	}
+	return rc;
+}
+
+static int run_capstone(struct pa_annotate *a, const struct ann_sym *s, const struct code *c,
+                        struct ann_src *src, struct ann_listing *l, struct pa_err *err)
+{
+	struct dec d = {.a = a, .s = s, .c = c, .src = src, .l = l};
+	int rc = 0;
+	if (cs_open(c->arch, c->mode, &d.h) != CS_ERR_OK)
+		return pa_err_set(err, -PA_ERR_UNSUPPORTED,
+		                  "annotate: capstone cannot open the arch");
+	cs_option(d.h, CS_OPT_DETAIL, CS_OPT_ON);
+	if (c->x86)
+		cs_option(d.h, CS_OPT_SYNTAX,
+		          a->opts.style && !strcmp(a->opts.style, "intel") ? CS_OPT_SYNTAX_INTEL
+		                                                           : CS_OPT_SYNTAX_ATT);
+	d.base = s->start & (c->arch == CS_ARCH_ARM ? ~1ull : ~0ull);
+	if (!(d.in = cs_malloc(d.h))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t r = 0; r < c->nr_regions && !rc; r++) {
+		size_t from = c->regions[r].off,
+		       to = r + 1 < c->nr_regions ? c->regions[r + 1].off : c->len;
+		char k = c->regions[r].kind;
+		if (from >= to)
+			continue;
+		if (k == 'd') {
+			rc = feed_data(&d, from, to);
+			continue;
+		}
+		if (k)
+			cs_option(d.h, CS_OPT_MODE,
+			          (k == 't' ? CS_MODE_THUMB : CS_MODE_ARM) |
+			              (c->mode & CS_MODE_BIG_ENDIAN));
+		rc = decode(&d, from, to);
 	}
 out:
 	if (rc == -ENOMEM)
 		pa_err_set(err, rc, "annotate: %s", strerror(ENOMEM));
-	if (in)
-		cs_free(in, 1);
-	cs_close(&h);
+	if (d.in)
+		cs_free(d.in, 1);
+	cs_close(&d.h);
 	return rc;
 }
 
@@ -392,6 +533,11 @@ int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const ch
 			pa_err_set(err, rc, "%s", why);
 		goto out;
 	}
+	if (c.arch == CS_ARCH_ARM ? arm_regions(elf, start, &c)
+	                          : !(c.regions = calloc(c.nr_regions = 1, sizeof(*c.regions)))) {
+		rc = pa_err_set(err, -ENOMEM, "annotate: %s", strerror(ENOMEM));
+		goto out;
+	}
 	src = ann_src_open(path);
 	if ((rc = feed_head(s, c.secname, l))) {
 		pa_err_set(err, rc, "annotate: %s", strerror(ENOMEM));
@@ -400,6 +546,7 @@ int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const ch
 	rc = run_capstone(a, s, &c, src, l, err);
 out:
 	ann_src_free(src);
+	free(c.regions);
 	free(c.bytes);
 	if (elf)
 		elf_end(elf);

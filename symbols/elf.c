@@ -416,6 +416,55 @@ static uint64_t perf_space(const struct pa_symtab *t, uint64_t v, const struct s
 	return v - (si->addr - si->offset);
 }
 
+/* ppc64's ELFv1 function descriptors: a function symbol in .opd names its
+ * descriptor, whose first doubleword is the code's address; perf reads it
+ * in the runtime image and files the symbol under the section holding
+ * that address. */
+struct opd {
+	size_t idx; /* .opd's section index, 0: none */
+	uint64_t addr;
+	Elf_Data *data;
+};
+
+static void opd_find(struct elf_img *run, struct opd *o)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = run->ehdr.e_machine == EM_PPC64 ? img_find(run, ".opd", &sh) : NULL;
+	*o = (struct opd){0};
+	if (!scn || sh.sh_type != SHT_PROGBITS || !(o->data = elf_rawdata(scn, NULL)))
+		return;
+	o->idx = elf_ndxscn(scn);
+	o->addr = sh.sh_addr;
+}
+
+/* the code address a descriptor holds, and its section in run; false: none */
+static bool opd_entry(const struct opd *o, struct elf_img *run, uint64_t value, uint64_t *code,
+                      size_t *shndx)
+{
+	uint64_t off = value - o->addr, word;
+	if (value < o->addr || off > o->data->d_size || o->data->d_size - off < 8)
+		return false;
+	Elf_Data src = {.d_buf = (char *)o->data->d_buf + off,
+	                .d_type = ELF_T_XWORD,
+	                .d_size = 8,
+	                .d_version = EV_CURRENT};
+	Elf_Data dst = {.d_buf = &word, .d_size = 8, .d_version = EV_CURRENT};
+	if (!gelf_xlatetom(run->elf, &dst, &src, run->ehdr.e_ident[EI_DATA]))
+		return false;
+	for (size_t i = 1; i < run->shnum; i++) {
+		const struct sec_info *si = img_sec(run, i);
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(run->elf, i);
+		if (si && scn && gelf_getshdr(scn, &sh) && word >= sh.sh_addr &&
+		    word - sh.sh_addr < sh.sh_size) {
+			*code = word;
+			*shndx = i;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* perf's dso__load_sym_internal() for a user DSO: one pass over the symbol
  * table symscn of syms; run is the runtime (main) image whose section
  * headers replace NOBITS ones. Returns the number of symbols or <0. */
@@ -437,6 +486,8 @@ static int load_pass(struct load_ctx *c, struct elf_img *syms, struct elf_img *r
 	size_t strsz = strs->d_size;
 	unsigned machine = syms->ehdr.e_machine;
 	int count = 0;
+	struct opd opd;
+	opd_find(run, &opd);
 
 	for (size_t i = 0; i < nr; i++) {
 		GElf_Sym sym;
@@ -463,11 +514,16 @@ static int load_pass(struct load_ctx *c, struct elf_img *syms, struct elf_img *r
 		/* ABS symbols are skipped, as perf does; other special section
 		 * indices (COMMON, XINDEX) make perf fail the whole load, pa
 		 * skips those symbols too. */
-		const struct sec_info *si = img_sec(syms, sym.st_shndx);
+		uint64_t value = sym.st_value;
+		size_t shndx = sym.st_shndx;
+		if (opd.idx && shndx == opd.idx &&
+		    !opd_entry(&opd, run, sym.st_value, &value, &shndx))
+			continue;
+		const struct sec_info *si = img_sec(syms, shndx);
 		if (!si || !(si->flags & SHF_ALLOC))
 			continue;
 		if (si->type == SHT_NOBITS && run != syms) {
-			const struct sec_info *rs = img_sec(run, sym.st_shndx);
+			const struct sec_info *rs = img_sec(run, shndx);
 			if (!rs)
 				continue;
 			si = rs;
@@ -475,7 +531,6 @@ static int load_pass(struct load_ctx *c, struct elf_img *syms, struct elf_img *r
 		if (is_label && !si->is_text_or_data)
 			continue;
 
-		uint64_t value = sym.st_value;
 		if (machine == EM_ARM && type == STT_FUNC && (value & 1))
 			value--;
 		if (c->kernel && !si->is_text) {

@@ -238,22 +238,32 @@ fi
 
 # ---- 1b. other architectures' code on this host (no perf needed) ------------------
 # A recording written by annotate_gen.py (little-endian, as this host's)
-# of one process that ran an s390x or i386 function: instruction K of the
+# of one process that ran a function of another architecture (s390x, i386,
+# aarch64, arm and thumb, ppc64 both endians, mips): instruction K of the
 # function took K samples. pa annotate -n must show exactly that, at the
 # addresses the cross objdump gives, whatever pa runs on.
+# cross_case TRIPLE [CFLAGS...]: compiled by TRIPLE-gcc, else by clang
+# --target=TRIPLE (linked by TRIPLE-ld); listed by TRIPLE-objdump
 cross_case() {
-	local arch=$1 gcc=$1-linux-gnu-gcc od=$1-linux-gnu-objdump v s k x
-	if ! command -v "$gcc" >/dev/null 2>&1 || ! command -v "$od" >/dev/null 2>&1 ||
+	local triple=$1 arch=${1%%-*} od=$1-objdump v s k x
+	shift
+	local cc=("$triple-gcc")
+	[ "$*" ] && arch=$arch$(printf '%s' "$*" | tr -d ' =')
+	command -v "${cc[0]}" >/dev/null 2>&1 || cc=(clang "--target=$triple")
+	if ! command -v "${cc[0]}" >/dev/null 2>&1 || ! command -v "$od" >/dev/null 2>&1 ||
 		! command -v readelf >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-		note "$arch: no $gcc, $od, readelf or python3: not checked"
+		note "$arch: no $triple-gcc or clang, $od, readelf or python3: not checked"
 		return
 	fi
 	echo 'int f(int x){int s=0;for(int i=0;i<x;i++)s+=i*i;return s;}' >"x.c"
-	if ! "$gcc" -O2 -g -nostdlib -static -Wl,-e,f -o "$PWD/x.$arch" x.c 2>cc.err; then
-		note "$arch: $gcc cannot link a freestanding program: not checked"
+	if ! "${cc[@]}" "$@" -O2 -g -nostdlib -static -Wl,-e,f -o "$PWD/x.$arch" x.c 2>cc.err; then
+		note "$arch: ${cc[*]} cannot link a freestanding program: not checked ($(head -n 1 cc.err))"
 		return
 	fi
-	read -r v s < <(readelf -sW "x.$arch" | awk '$8 == "f" {print $2, $3}')
+	# (the code's address as objdump heads it: a thumb function's symbol
+	# has bit 0 set, ppc64's ELFv1 symbol is its descriptor in .opd)
+	s=$(readelf -sW "x.$arch" | awk '$8 == "f" {print $3}')
+	v=$("$od" -d "x.$arch" | sed -n 's/^0*\([0-9a-f]*\) <\.\{0,1\}f>:$/\1/p')
 	"$od" -d --start-address=0x"$v" --stop-address="$(printf '0x%x' $((0x$v + s)))" "x.$arch" |
 		sed -nE 's/^ *([0-9a-f]+):.*/\1/p' >"$arch.addrs"
 	local args=() expect=() total=0
@@ -274,14 +284,23 @@ cross_case() {
 	awk '/ : +[0-9a-f]+:/ {print $1, $3}' "$arch.cs" | sed 's/:$//' >"$arch.got"
 	same "$arch: capstone listing's samples per instruction" "$arch.exp" "$arch.got"
 	CHECKS=$((CHECKS + 1))
+	! grep -q '(bad)' "$arch.cs" || fail "$arch: capstone could not decode: $(grep -m 1 '(bad)' "$arch.cs")"
+	CHECKS=$((CHECKS + 1))
 	grep -q "Disassembly of x.$arch for cpu-clock ($total samples, " "$arch.cs" ||
 		fail "$arch: header without the $total samples"
 	pa annotate -i "$arch.data" -n --objdump "$od" >"$arch.od" 2>"$arch.err" ||
 		fail "$arch: pa annotate --objdump $od failed: $(head -n 2 "$arch.err")"
 	check_numbers "$arch: capstone vs $od listing" "$arch.od" "$arch.cs"
 }
-cross_case s390x
-cross_case i686
+cross_case s390x-linux-gnu
+cross_case i686-linux-gnu
+cross_case aarch64-linux-gnu
+cross_case arm-linux-gnueabihf -mthumb
+# (arm code with a literal pool: a data word among the instructions)
+cross_case arm-linux-gnueabihf -marm -march=armv5te -mfloat-abi=soft
+cross_case powerpc64le-linux-gnu
+cross_case powerpc64-linux-gnu
+cross_case mips-linux-gnu
 
 # JIT code (perf-PID.map names, no bytes): one line on stderr, no text;
 # the map as pa archive files it in a build-id cache
