@@ -9,8 +9,9 @@
 # annotate runs. Its capstone listing must have the addresses and numbers
 # of perf annotate --stdio (native perf with the host's objdump, run before
 # hiding), for the whole file, -n, --show-total-period, each of the ten
-# hottest symbols, and -l's per-line summaries; the same pa without the
-# archive must annotate nothing.
+# hottest symbols, and -l's per-line summaries; its whole text must be the
+# native pa's ($PA_NATIVE_BIN, given the same archive and nothing else);
+# the same pa without the archive must annotate nothing.
 #
 # Natively there is no other machine: skips (77) without $PA_EMU, perf,
 # objdump, gcc or mount namespaces.
@@ -111,6 +112,33 @@ summaries got-l >got-l.sum
 CHECKS=$((CHECKS + 1))
 [ -s exp-l.sum ] || fail "-l: perf printed no summary"
 same "-l: capstone listing's source line summaries vs perf's" exp-l.sum got-l.sum
+
+# the same text as this host's own pa given only the archive: binaries
+# out of its reach under an empty --symfs, the program's directory (its
+# source) and the debug directories hidden as above (the host's libraries
+# stay: the native pa needs them): the cross build's capstone decodes
+# x86_64 code as the native one does
+if [ -x "${PA_NATIVE_BIN:-}" ]; then
+	{
+		echo 'set -u'
+		for d in /usr/lib/debug "$WORK/prog" "$HOME/.debug"; do
+			[ -d "$d" ] && echo "mount --bind '$WORK/empty-dir' '$d' || exit 3"
+		done
+		echo "cd '$WORK' || exit 3"
+		run="'$PA_NATIVE_BIN' annotate -i hot.data --stdio --buildid-dir cache --symfs empty-dir"
+		for i in "${!opts[@]}"; do
+			echo "$run ${opts[$i]} >native-$i 2>native-$i.err"
+		done
+		echo "$run -l >native-l 2>native-l.err"
+	} >native.sh
+	unshare -m bash native.sh || fail "the native pa's run failed: exit $?"
+	for i in "${!opts[@]}"; do
+		same "whole file '${opts[$i]}': the cross build's text vs the native pa's" "native-$i" "got-$i"
+	done
+	same "-l: the cross build's text vs the native pa's" native-l got-l
+else
+	note "no native pa (PA_NATIVE_BIN): the cross build's text not compared with it"
+fi
 
 # without the archive: no binary, so no listing
 CHECKS=$((CHECKS + 1))
