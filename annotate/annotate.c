@@ -2,9 +2,12 @@
  * each symbol's listing, and the --stdio walk. */
 #include "annotate/internal.h"
 
+#include <fcntl.h>
+#include <gelf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int pa_annotate_percent_parse(const char *s, enum pa_annotate_percent *out)
 {
@@ -117,6 +120,7 @@ void pa_annotate_free(struct pa_annotate *a)
 	free(a->syms);
 	free(a->events);
 	free(a->last_path);
+	free(a->kcore);
 	pa_u64map_release(&a->map);
 	pa_u64map_release(&a->noted);
 	pa_finder_free(a->finder);
@@ -131,7 +135,28 @@ size_t pa_annotate_nr_symbols(const struct pa_annotate *a)
 
 const char *ann_dso_name(const struct pa_annotate *a, const struct pa_dso *d)
 {
-	return d->kind == PA_DSO_KERNEL && a->opts.vmlinux ? a->opts.vmlinux : d->long_name;
+	if (d->kind != PA_DSO_KERNEL)
+		return d->long_name;
+	return a->opts.vmlinux ? a->opts.vmlinux : a->kcore ? a->kcore : d->long_name;
+}
+
+/* The kernel's code without -k: perf's kcore copy in the build-id cache
+ * (or pa's copy of it from an archive), else this host's /proc/kcore for a
+ * recording of the running kernel */
+static char *kernel_kcore(struct pa_annotate *a, const struct pa_dso *d, const char **why)
+{
+	struct pa_buildid id = {.size = d->build_id_size};
+	memcpy(id.data, d->build_id, d->build_id_size);
+	if (!a->kcore && pa_finder_find_kcore(a->finder, &id, &a->kcore) != PA_FIND_OK) {
+		*why =
+		    "kernel code: no image of it to read bytes from (give one with -k/--vmlinux, "
+		    "or cache a kcore copy: perf buildid-cache --kcore)";
+		return NULL;
+	}
+	char *p = strdup(a->kcore);
+	if (!p)
+		*why = strerror(ENOMEM);
+	return p;
 }
 
 char *ann_binary_path(struct pa_annotate *a, const struct pa_dso *d, const char **why)
@@ -147,9 +172,7 @@ char *ann_binary_path(struct pa_annotate *a, const struct pa_dso *d, const char 
 				*why = strerror(ENOMEM);
 			return p;
 		}
-		*why =
-		    "kernel code: no image of it to read bytes from (give one with -k/--vmlinux)";
-		return NULL;
+		return kernel_kcore(a, d, why);
 	case PA_DSO_KERNEL_MODULE:
 		*why = "kernel module code: its bytes are not read";
 		return NULL;
@@ -175,6 +198,25 @@ char *ann_binary_path(struct pa_annotate *a, const struct pa_dso *d, const char 
 	return path;
 }
 
+/* perf leaves a kcore symbol's trailing nops out (kallsyms has no sizes,
+ * so a symbol may end in padding); it knows nops on x86 only */
+static bool x86_core(const char *path)
+{
+	GElf_Ehdr eh;
+	bool x86 = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && gelf_getehdr(e, &eh))
+		x86 = eh.e_type == ET_CORE && (eh.e_machine == EM_X86_64 || eh.e_machine == EM_386);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return x86;
+}
+
 int ann_make_listing(struct pa_annotate *a, const struct ann_sym *s, struct ann_listing *l,
                      const char **why, struct pa_err *err)
 {
@@ -183,6 +225,8 @@ int ann_make_listing(struct pa_annotate *a, const struct ann_sym *s, struct ann_
 		return -PA_ERR_NOT_FOUND;
 	int rc = a->opts.objdump ? ann_disasm_objdump(a, s, path, l, err)
 	                         : ann_disasm_capstone(a, s, path, l, err);
+	if (!rc && s->dso->kind == PA_DSO_KERNEL && x86_core(path))
+		ann_listing_drop_last_nops(l);
 	if (rc == -PA_ERR_NOT_FOUND)
 		*why = err->msg;
 	free(path);

@@ -41,6 +41,7 @@ struct code {
 	uint8_t *bytes;
 	size_t len;
 	const char *secname;
+	const char *label; /* objdump's name of the code, NULL: the symbol's */
 	cs_arch arch;
 	cs_mode mode;
 	bool x86;
@@ -84,6 +85,19 @@ static bool pick_arch(const GElf_Ehdr *eh, uint64_t start, struct code *c)
 	}
 }
 
+/* the bytes of [start, end) from an ELF core (a kcore): perf disassembles
+ * its extract of them, one segment "load0" without symbols */
+static int read_core(Elf *elf, int fd, uint64_t start, uint64_t end, struct code *c,
+                     const char **why)
+{
+	int rc = ann_core_read(elf, fd, start, end, &c->bytes, &c->len);
+	if (rc == -PA_ERR_NOT_FOUND)
+		*why = "no section of the binary holds the symbol";
+	if (!rc)
+		c->secname = c->label = "load0";
+	return rc;
+}
+
 /* the bytes of [start, end) from the allocated section holding them */
 static int read_code(Elf *elf, int fd, uint64_t start, uint64_t end, struct code *c,
                      const char **why)
@@ -110,7 +124,7 @@ static int read_code(Elf *elf, int fd, uint64_t start, uint64_t end, struct code
 			return *why = "cannot read the symbol's bytes", -PA_ERR_NOT_FOUND;
 		return 0;
 	}
-	return *why = "no section of the binary holds the symbol", -PA_ERR_NOT_FOUND;
+	return read_core(elf, fd, start, end, c, why);
 }
 
 static int cmp_region(const void *x, const void *y)
@@ -307,6 +321,55 @@ static void att_hex(char *ops, size_t size)
 	snprintf(ops, size, "%s", out);
 }
 
+/* objdump's long x86 nops (padding): a segment prefix is a word before
+ * the name ("cs nopw 0x0(%rax,%rax,1)", not capstone's "%cs:" operand),
+ * and each operand-size prefix but the one nopw needs a "data16" */
+static void nop_prefixes(const cs_insn *in, bool att, char *mn, size_t size, char *ops)
+{
+	static const struct {
+		uint8_t byte;
+		const char *name;
+	} segs[] = {{0x2e, "cs"}, {0x3e, "ds"}, {0x26, "es"},
+	            {0x36, "ss"}, {0x64, "fs"}, {0x65, "gs"}};
+	char pre[64] = "";
+	const char *seg = NULL;
+	int data16 = -(!strcmp(mn, "nopw"));
+	for (size_t i = 0; i < in->size; i++) {
+		size_t k = 0;
+		while (k < PA_ARRAY_SIZE(segs) && segs[k].byte != in->bytes[i])
+			k++;
+		if (k < PA_ARRAY_SIZE(segs))
+			seg = segs[k].name;
+		else if (in->bytes[i] == 0x66)
+			data16++;
+		else
+			break;
+	}
+	if (!strcmp(mn, "nop") && in->bytes[in->size - 1] == 0x90 && data16 > 0) {
+		/* 66 90: objdump's "xchg %ax,%ax" */
+		data16--;
+		snprintf(mn, size, "xchg");
+		strcpy(ops, att ? "%ax,%ax" : "ax,ax");
+	}
+	if (!seg && data16 <= 0)
+		return;
+	for (int i = 0; i < data16; i++)
+		strcat(pre, "data16 ");
+	if (seg) {
+		strcat(pre, seg);
+		strcat(pre, " ");
+		/* the operand loses its segment: "%cs:" (AT&T) or "cs:" (Intel) */
+		char *at = strstr(ops, seg);
+		if (at && at[2] == ':') {
+			char *from = at > ops && at[-1] == '%' ? at - 1 : at;
+			memmove(from, at + 3, strlen(at + 3) + 1);
+		}
+	}
+	char tmp[64];
+	snprintf(tmp, sizeof(tmp), "%s%s", pre, mn);
+	snprintf(mn, size, "%s", tmp);
+}
+
 static int feed_insn(struct pa_annotate *a, const struct ann_sym *s, csh h, const cs_insn *in,
                      cs_arch arch, struct ann_listing *l)
 {
@@ -317,6 +380,9 @@ static int feed_insn(struct pa_annotate *a, const struct ann_sym *s, csh h, cons
 		att_mnemonic(in->mnemonic, ops, mn, sizeof(mn));
 		att_hex(ops, sizeof(ops));
 	}
+	if (arch == CS_ARCH_X86 && !strncmp(mn, "nop", 3))
+		nop_prefixes(in, !(a->opts.style && !strcmp(a->opts.style, "intel")), mn,
+		             sizeof(mn), ops);
 	if (a->opts.asm_raw) {
 		size_t o = 0;
 		for (size_t i = 0; i < in->size && o + 4 < sizeof(raw); i++)
@@ -482,7 +548,8 @@ out:
 }
 
 /* objdump's first lines as perf keeps them (the file's own line dropped) */
-static int feed_head(const struct ann_sym *s, const char *secname, struct ann_listing *l)
+static int feed_head(const struct ann_sym *s, const char *secname, const char *label,
+                     struct ann_listing *l)
 {
 	char buf[1024];
 	int rc = 0;
@@ -492,7 +559,7 @@ static int feed_head(const struct ann_sym *s, const char *secname, struct ann_li
 	if (rc || (rc = ann_listing_feed(l, buf, s->start, s->end)) ||
 	    (rc = ann_listing_feed(l, "", s->start, s->end)))
 		return rc;
-	snprintf(buf, sizeof(buf), "%016" PRIx64 " <%s>:", s->start, s->sym->name);
+	snprintf(buf, sizeof(buf), "%016" PRIx64 " <%s>:", s->start, label ? label : s->sym->name);
 	return ann_listing_feed(l, buf, s->start, s->end);
 }
 
@@ -539,7 +606,7 @@ int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const ch
 		goto out;
 	}
 	src = ann_src_open(path);
-	if ((rc = feed_head(s, c.secname, l))) {
+	if ((rc = feed_head(s, c.secname, c.label, l))) {
 		pa_err_set(err, rc, "annotate: %s", strerror(ENOMEM));
 		goto out;
 	}

@@ -5,6 +5,8 @@
 #include "annotate/annotate.h"
 #include "buildid/buildid.h"
 
+#include <gelf.h>
+
 /* Samples of one member event at one offset of a symbol (perf's
  * sym_hist_entry). */
 struct ann_addr {
@@ -60,6 +62,7 @@ struct pa_annotate {
 	struct pa_finder *finder;
 	struct pa_u64map noted; /* DSOs already noted as without bytes */
 	char *last_path;        /* -l: the srcline printed last (print.c) */
+	char *kcore;            /* the kernel's code as an ELF core, once found */
 	struct pa_arena arena;
 };
 
@@ -69,6 +72,7 @@ struct ann_line {
 	int64_t off;
 	int line_nr;
 	const char *text;
+	bool nop; /* perf's nop: an x86 "nop", "nopl" or "nopw" instruction */
 };
 
 struct ann_listing {
@@ -85,6 +89,17 @@ void ann_listing_release(struct ann_listing *l);
  * tabs expanded, "/FILE:LINE" lines set the line number, "ADDR:" lines in
  * [start, end) become instructions. 0 or -ENOMEM. */
 int ann_listing_feed(struct ann_listing *l, const char *raw, uint64_t start, uint64_t end);
+/* kcore.c: [start, end) from the PT_LOAD of an ELF core holding start
+ * (malloc'd into *bytes): 0, -PA_ERR_NOT_FOUND (not a core, no segment) or
+ * -ENOMEM */
+int ann_core_read(Elf *elf, int fd, uint64_t start, uint64_t end, uint8_t **bytes, size_t *len);
+/* perf's kcore extract for objdump: a temporary ELF core holding only
+ * [start, end) as its one segment ("load0"); its path (malloc'd; the
+ * caller unlinks it), or NULL when path is not a core holding start */
+char *ann_core_extract(const char *path, uint64_t start, uint64_t end);
+
+/* perf's delete_last_nop (a kcore's, x86): the trailing nop lines go */
+void ann_listing_drop_last_nops(struct ann_listing *l);
 
 /* hist.c: gather and rank */
 int ann_hist_gather(struct pa_annotate *a, struct pa_err *err);

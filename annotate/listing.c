@@ -61,6 +61,28 @@ static int file_lineno(const char *s)
 	return atoi(c + 1);
 }
 
+/* perf's test in delete_last_nop: an instruction named (its first word)
+ * nop, nopl or nopw; any other line with one of them between spaces */
+static bool is_nop(const char *s, bool insn)
+{
+	static const char *const nops[] = {"nop", "nopl", "nopw"};
+	for (size_t i = 0; i < PA_ARRAY_SIZE(nops); i++) {
+		size_t n = strlen(nops[i]);
+		if (insn) {
+			while (isspace((unsigned char)*s))
+				s++;
+			if (!strncmp(s, nops[i], n) && (!s[n] || isspace((unsigned char)s[n])))
+				return true;
+		} else {
+			char pat[8];
+			snprintf(pat, sizeof(pat), " %s ", nops[i]);
+			if (strstr(s, pat))
+				return true;
+		}
+	}
+	return false;
+}
+
 int ann_listing_feed(struct ann_listing *l, const char *raw, uint64_t start, uint64_t end)
 {
 	char *s = clean(l, raw);
@@ -83,7 +105,14 @@ int ann_listing_feed(struct ann_listing *l, const char *raw, uint64_t start, uin
 	}
 	if (PA_GROW(l->v, l->cap, l->n + 1, 64))
 		return -ENOMEM;
-	l->v[l->n++] = (struct ann_line){.off = off, .line_nr = l->line_nr, .text = s};
+	l->v[l->n++] = (struct ann_line){
+	    .off = off, .line_nr = l->line_nr, .text = s, .nop = is_nop(s, off >= 0)};
 	l->line_nr++;
 	return 0;
+}
+
+void ann_listing_drop_last_nops(struct ann_listing *l)
+{
+	while (l->n && l->v[l->n - 1].nop)
+		l->n--;
 }

@@ -58,14 +58,21 @@ int ann_disasm_objdump(struct pa_annotate *a, const struct ann_sym *s, const cha
 	FILE *in = NULL;
 	char *line = NULL;
 	size_t cap = 0;
-	if (pipe2(fds, O_CLOEXEC))
-		return pa_err_set(err, -errno, "annotate: pipe: %s", strerror(errno));
+	/* a kcore: objdump reads perf's extract of the symbol's bytes */
+	char *extract =
+	    s->dso->kind == PA_DSO_KERNEL ? ann_core_extract(path, s->start, s->end) : NULL;
+	if (extract)
+		path = extract;
+	if (pipe2(fds, O_CLOEXEC)) {
+		rc = pa_err_set(err, -errno, "annotate: pipe: %s", strerror(errno));
+		goto done;
+	}
 	pid_t pid = fork(); /* (the child execs or _exits: no stdio flushed twice) */
 	if (pid < 0) {
 		rc = pa_err_set(err, -errno, "annotate: fork: %s", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
-		return rc;
+		goto done;
 	}
 	if (pid == 0)
 		run_child(a, s, path, fds[1]);
@@ -92,5 +99,9 @@ out:
 		;
 	if (!rc && WIFEXITED(status) && WEXITSTATUS(status) == 127 && !l->n)
 		rc = pa_err_set(err, -ENOENT, "annotate: cannot run '%s'", a->opts.objdump);
+done:
+	if (extract)
+		unlink(extract);
+	free(extract);
 	return rc;
 }

@@ -211,6 +211,22 @@ static int ensure_main(struct packer *p, const struct pa_archive_dso *d, const c
 	return 0;
 }
 
+/* perf's newest kcore copy of the kernel id (perf buildid-cache --kcore)
+ * filed as the kernel entry's "kcore", for pa annotate elsewhere. The live
+ * /proc/kcore is not copied: it spans the whole address space. */
+static int ensure_kcore(struct packer *p, const struct pa_buildid *id, const char *name,
+                        bool *added, struct pa_err *err)
+{
+	if (cached(p, id, PA_BCACHE_KCORE))
+		return 0;
+	char *path = pa_bcache_find_perf_kcore(p->c, id);
+	int r = path ? pa_bcache_add_file(p->c, path, name, id, PA_BCACHE_KCORE, err) : 0;
+	if (path && r == 0)
+		*added = true;
+	free(path);
+	return r;
+}
+
 /* A separate debug file for id (/usr/lib/debug, debuginfod) into the cache. */
 static int ensure_debug(struct packer *p, const struct pa_buildid *id, const char *name,
                         bool *added, struct pa_err *err)
@@ -281,7 +297,8 @@ static int collect(struct packer *p, const struct pa_archive_dso *d,
 			continue;
 		}
 		/* a cached ELF must still be what its name says */
-		if (k != PA_BCACHE_KALLSYMS && pa_buildid_file_matches(path, &d->id, NULL) != 1) {
+		if (pa_bcache_kind_has_buildid((enum pa_bcache_kind)k) &&
+		    pa_buildid_file_matches(path, &d->id, NULL) != 1) {
 			free(path);
 			res->why = "a cached file does not have its build-id (damaged cache?)";
 			continue;
@@ -444,9 +461,12 @@ static int pack_dso(struct packer *p, const struct pa_archive_dso *dso, pa_archi
 		snprintf(p->whybuf, sizeof(p->whybuf), "cannot add it to the cache: %s", e.msg);
 		res.why = p->whybuf;
 	}
-	if (d->kind == PA_ARCHIVE_DSO_USER || d->kind == PA_ARCHIVE_DSO_MODULE) {
+	if (d->kind == PA_ARCHIVE_DSO_USER || d->kind == PA_ARCHIVE_DSO_MODULE ||
+	    (d->kind == PA_ARCHIVE_DSO_KERNEL && !res.why)) {
 		struct pa_err e2 = {0};
-		ret = ensure_debug(p, &d->id, name, &res.added_to_cache, &e2);
+		ret = d->kind == PA_ARCHIVE_DSO_KERNEL
+		          ? ensure_kcore(p, &d->id, name, &res.added_to_cache, &e2)
+		          : ensure_debug(p, &d->id, name, &res.added_to_cache, &e2);
 		if (ret == -ENOMEM)
 			goto out;
 		ret = 0;

@@ -285,7 +285,7 @@ static int stage_file(struct unpack *u, struct member *m, struct pa_err *err)
 		ret = pa_err_set(err, -errno, "'%s': %s", m->staged, strerror(errno));
 	if (ret < 0)
 		return ret;
-	if (m->kind == PA_BCACHE_KALLSYMS)
+	if (!pa_bcache_kind_has_buildid(m->kind))
 		return 0;
 	ret = pa_buildid_file_matches(m->staged, &m->id, NULL);
 	if (ret == 1)
@@ -336,7 +336,8 @@ static int stage_hardlink(struct unpack *u, struct member *m, const char *target
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	if (link(tm->staged, m->staged) < 0)
 		return pa_err_set(err, -errno, "'%s': %s", m->staged, strerror(errno));
-	if (m->kind == PA_BCACHE_KALLSYMS || pa_buildid_file_matches(m->staged, &m->id, NULL) == 1)
+	if (!pa_bcache_kind_has_buildid(m->kind) ||
+	    pa_buildid_file_matches(m->staged, &m->id, NULL) == 1)
 		return 0;
 	char hex[PA_BUILDID_HEX_MAX];
 	pa_buildid_to_hex(&m->id, hex);

@@ -105,12 +105,17 @@ enum pa_bcache_kind {
 	PA_BCACHE_KALLSYMS,
 	PA_BCACHE_VDSO,
 	PA_BCACHE_PERF_MAP,
+	PA_BCACHE_KCORE, /* pa's: a copy of perf's kcore copy, beside kallsyms */
 	PA_BCACHE_NR_KINDS
 };
 
-/* "elf", "debug", "kallsyms", "vdso" (perf's file names), "perf-map", or
- * NULL. */
+/* "elf", "debug", "kallsyms", "vdso" (perf's file names), "perf-map",
+ * "kcore", or NULL. */
 const char *pa_bcache_kind_name(enum pa_bcache_kind kind);
+
+/* Whether a file of this kind carries the build-id it is filed under
+ * (kallsyms and kcore do not: they are taken on the kernel's word). */
+bool pa_bcache_kind_has_buildid(enum pa_bcache_kind kind);
 
 struct pa_bcache;
 
@@ -132,6 +137,10 @@ const char *pa_bcache_dir(const struct pa_bcache *c);
  * cached, or another error. */
 char *pa_bcache_find(const struct pa_bcache *c, const struct pa_buildid *id,
 		     enum pa_bcache_kind kind, struct pa_err *err);
+
+/* The newest of perf's kcore copies for the kernel id (`perf buildid-cache
+ * --kcore`: DIR/[kernel.kcore]/<hex>/<timestamp>/kcore), malloc'd, or NULL. */
+char *pa_bcache_find_perf_kcore(const struct pa_bcache *c, const struct pa_buildid *id);
 
 /* Path of the entry directory the .build-id link of id points to
  * (DIR/<dso>/<hex>), malloc'd, or NULL (-PA_ERR_NOT_FOUND, or an error). */
@@ -308,5 +317,10 @@ int pa_finder_kmod_candidates(struct pa_finder *f, const char *orig_path,
  * addresses (kptr_restrict; perf caches kallsyms only when it is 0). */
 enum pa_find_result pa_finder_find_kallsyms(struct pa_finder *f, const struct pa_buildid *id,
 					    char **path_out);
+/* The kernel's code for id as an ELF core: a cached copy (pa's kind
+ * "kcore", else perf's newest kcore copy), else /proc/kcore ONLY if the
+ * running kernel's build-id equals id and it can be read (root). */
+enum pa_find_result pa_finder_find_kcore(struct pa_finder *f, const struct pa_buildid *id,
+                                         char **path_out);
 
 #endif

@@ -30,12 +30,14 @@ struct pa_bcache {
 };
 
 static const char *const kind_names[] = {
-	[PA_BCACHE_ELF] = "elf",
-	[PA_BCACHE_DEBUG] = "debug",
-	[PA_BCACHE_KALLSYMS] = "kallsyms",
-	[PA_BCACHE_VDSO] = "vdso",
-	[PA_BCACHE_PERF_MAP] = "perf-map",
+    [PA_BCACHE_ELF] = "elf",   [PA_BCACHE_DEBUG] = "debug",       [PA_BCACHE_KALLSYMS] = "kallsyms",
+    [PA_BCACHE_VDSO] = "vdso", [PA_BCACHE_PERF_MAP] = "perf-map", [PA_BCACHE_KCORE] = "kcore",
 };
+
+bool pa_bcache_kind_has_buildid(enum pa_bcache_kind kind)
+{
+	return kind != PA_BCACHE_KALLSYMS && kind != PA_BCACHE_KCORE;
+}
 
 const char *pa_bcache_kind_name(enum pa_bcache_kind kind)
 {
@@ -217,6 +219,35 @@ static bool is_regular(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *pa_bcache_find_perf_kcore(const struct pa_bcache *c, const struct pa_buildid *id)
+{
+	char hex[41], best[64] = "", *dir, *p = NULL;
+	struct dirent *de;
+	DIR *d;
+	if (!c || check_id(id, hex, NULL) < 0 ||
+	    !(dir = pa_asprintf("%s/[kernel.kcore]/%s", c->dir, hex)))
+		return NULL;
+	if ((d = opendir(dir))) {
+		/* perf names each copy by its time, YYYYmmddHHMMSS + 2 digits */
+		while ((de = readdir(d))) {
+			size_t n = strlen(de->d_name);
+			if (n < sizeof(best) && n == strspn(de->d_name, "0123456789") &&
+			    (n > strlen(best) ||
+			     (n == strlen(best) && strcmp(de->d_name, best) > 0))) {
+				char *k = pa_asprintf("%s/%s/kcore", dir, de->d_name);
+				if (k && is_regular(k))
+					memcpy(best, de->d_name, n + 1);
+				free(k);
+			}
+		}
+		closedir(d);
+	}
+	if (best[0])
+		p = pa_asprintf("%s/%s/kcore", dir, best);
+	free(dir);
+	return p;
 }
 
 static bool is_dir(const char *path)
@@ -681,7 +712,7 @@ static int add_common(struct pa_bcache *c, const struct src *s, const char *dso_
 		ret = pa_err_set(err, -errno, "'%s': %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (kind != PA_BCACHE_KALLSYMS) {
+	if (pa_bcache_kind_has_buildid(kind)) {
 		if (lseek(tfd, 0, SEEK_SET) < 0) {
 			ret = pa_err_set(err, -errno, "'%s': %s", tmp, strerror(errno));
 			goto out;

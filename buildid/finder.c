@@ -578,6 +578,35 @@ enum pa_find_result pa_finder_find_kallsyms(struct pa_finder *f, const struct pa
 	return *path_out ? PA_FIND_OK : PA_FIND_ERROR;
 }
 
+enum pa_find_result pa_finder_find_kcore(struct pa_finder *f, const struct pa_buildid *id,
+                                         char **path_out)
+{
+	struct pa_buildid running;
+	char *p;
+
+	if (path_out)
+		*path_out = NULL;
+	if (!f || !path_out)
+		return PA_FIND_ERROR;
+	if (!id || id->size == 0)
+		return PA_FIND_NOT_FOUND;
+	p = pa_bcache_find(f->cache, id, PA_BCACHE_KCORE, NULL);
+	if (!p)
+		p = pa_bcache_find_perf_kcore(f->cache, id);
+	if (p) {
+		*path_out = p;
+		return PA_FIND_OK;
+	}
+	if (pa_buildid_running_kernel(f->kernel_notes, &running, NULL) < 0)
+		return PA_FIND_NOT_FOUND;
+	if (!pa_buildid_equal(&running, id))
+		return PA_FIND_MISMATCH;
+	if (access("/proc/kcore", R_OK) < 0)
+		return PA_FIND_NOT_FOUND;
+	*path_out = strdup("/proc/kcore");
+	return *path_out ? PA_FIND_OK : PA_FIND_ERROR;
+}
+
 /* A candidate for pa_finder_kmod_candidates(): cb's answer, 0 when it is
  * not a regular file. Takes path. */
 static int kmod_cand(char *path, const char *origin,

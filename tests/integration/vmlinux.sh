@@ -20,9 +20,9 @@
 #           the vmlinux file (its kernel map is the file's .text by then)
 # A pipe recording keeps no build-id: then both use even the "bad" file.
 # Each function's bytes are nops (one-byte instructions, so every sampled
-# address starts one): pa annotate -k reads the kernel's code from the
-# file as perf annotate does, --objdump's text equal to perf's and
-# capstone's numbers too.
+# address starts one) up to a ret and 3 nops of padding: pa annotate -k
+# reads the kernel's code from the file as perf annotate does (padding
+# left out), --objdump's text equal to perf's and capstone's numbers too.
 #
 # With --vmlinux the kernel's symbols come from the file, not from this
 # machine, so the file-mode checks also hold under an emulator ($PA_EMU),
@@ -98,6 +98,11 @@ for line in open(ips):
     while j < len(funcs) and funcs[j][0] == a:
         j += 1
     want[a] = (name, (funcs[j][0] if j < len(funcs) else etext) - a)
+def body(size):
+    # nops, a ret, and 3 nops of padding that perf annotate leaves out
+    if size < 5:
+        return '\t.fill %d,1,0x90\n' % size
+    return '\t.fill %d,1,0x90\n\t.byte 0xc3\n\t.fill 3,1,0x90\n' % (size - 4)
 o = open(out_s, 'w')
 o.write('\t.text\n\t.globl _text\n_text:\n')
 seen = set()
@@ -118,7 +123,7 @@ for k, a in enumerate(sorted(want)):
     o.write('\t.type "%s",STT_FUNC\n"%s":\n' % (s, s))
     if mode == 'gaps' or k % 2 == 0:
         o.write('\t.size "%s",%d\n' % (s, size))
-    o.write('\t.fill %d,1,0x90\n' % size)
+    o.write(body(size))
 o.write('\t.org 0x%x\n\t.globl _etext\n_etext:\n' % (etext - text))
 open(out_lds, 'w').write(
     'ENTRY(_text)\nSECTIONS {\n  . = 0x%x;\n  .text : { *(.text) }\n'
@@ -199,6 +204,82 @@ grep -q 'Disassembly of good-vmlinux ' cs || fail "annotate -k: no kernel functi
 CHECKS=$((CHECKS + 1))
 pa annotate -i k.data >/dev/null 2>err
 grep -q "kernel.kallsyms.*-k/--vmlinux" err || fail "annotate without -k: no note on the kernel's missing bytes"
+
+# a kcore copy in the build-id cache, as perf buildid-cache --kcore files
+# one ([kernel.kcore]/<id>/<time>/{kcore,kallsyms,modules}): an ELF core
+# whose one PT_LOAD spans the kernel's text at its running addresses, the
+# sampled functions' bytes as above. Without -k, perf annotate and pa take
+# the kernel's code from it (perf from its extract of each symbol, objdump
+# naming it "load0"); pa archive carries it to another cache.
+cat >kcore.py <<'EOF'
+import bisect, struct, sys
+kallsyms, ips, out = sys.argv[1:4]
+funcs, text, etext = [], None, None
+for line in open(kallsyms):
+    p = line.split()
+    if len(p) != 3:
+        continue
+    a = int(p[0], 16)
+    if p[2] == '_text':
+        text = a
+    elif p[2] == '_etext':
+        etext = a
+    if p[1] in 'tTwW':
+        funcs.append(a)
+funcs = sorted(set(funcs))
+want = set()
+for line in open(ips):
+    try:
+        ip = int(line.strip(), 16)
+    except ValueError:
+        continue
+    if text <= ip < etext and bisect.bisect_right(funcs, ip) > 0:
+        want.add(bisect.bisect_right(funcs, ip) - 1)
+off = 0x1000
+ident = b'\x7fELF\x02\x01\x01' + b'\0' * 9
+ehdr = struct.pack('<16sHHIQQQIHHHHHH', ident, 4, 62, 1, 0, 64, 0, 0, 64, 56, 1, 64, 0, 0)
+load = struct.pack('<IIQQQQQQ', 1, 7, off, text, 0, etext - text, etext - text, 0x1000)
+with open(out, 'wb') as f:
+    f.write(ehdr + load)
+    for i in sorted(want):
+        a = funcs[i]
+        size = (funcs[i + 1] if i + 1 < len(funcs) else etext) - a
+        f.seek(off + a - text)
+        f.write(b'\x90' * size if size < 5 else b'\x90' * (size - 4) + b'\xc3' + b'\x90' * 3)
+    f.truncate(off + etext - text)
+print(len(want))
+EOF
+kdir="$HOME/.debug/[kernel.kcore]/$kid/2026010100000000"
+mkdir -p "$kdir"
+if python3 kcore.py kallsyms.txt ips.txt "$kdir/kcore" >kcore.count; then
+	cp kallsyms.txt "$kdir/kallsyms"
+	cat /proc/modules >"$kdir/modules" 2>/dev/null || : >"$kdir/modules"
+	for o in "" "-n"; do
+		perf annotate -i k.data --stdio $o >exp 2>/dev/null
+		CHECKS=$((CHECKS + 1))
+		grep -q 'Disassembly of kcore ' exp || fail "kcore: perf annotate does not use the kcore copy"
+		pa annotate -i k.data --objdump objdump $o >got 2>got.err
+		same_l "kcore '$o': annotate --objdump" exp got
+		pa annotate -i k.data $o >cs 2>cs.err
+		check_numbers "kcore '$o': capstone's numbers" exp cs
+	done
+	CHECKS=$((CHECKS + 1))
+	grep -q 'ret' cs || fail "kcore: no instruction of the kcore listed: $(head -n 12 cs)"
+	# pa archive carries it: the same text from another cache
+	pa archive -i k.data -o k.tar.zst >pack.out 2>pack.err || fail "kcore: pa archive failed: $(head -n 2 pack.err)"
+	mkdir -p other
+	pa archive --unpack k.tar.zst --buildid-dir other >unpack.out 2>unpack.err ||
+		fail "kcore: unpack failed: $(head -n 2 unpack.err)"
+	CHECKS=$((CHECKS + 1))
+	[ -f "other/[kernel.kallsyms]/$kid/kcore" ] || fail "kcore: the archive did not carry it"
+	mv "$HOME/.debug" debug.away
+	pa annotate -i k.data --buildid-dir other -n >cs2 2>cs2.err
+	mv debug.away "$HOME/.debug"
+	check_numbers "kcore from the archive: capstone's numbers" exp cs2
+	rm -rf "$HOME/.debug/[kernel.kcore]" "$HOME/.debug/[kernel.kallsyms]/$kid/kcore"
+else
+	fail "kcore: cannot write the fake kcore"
+fi
 
 # holes in .text: unresolved, shown as vmlinux file offsets
 compare gaps k.data "$rows --sort dso,sym --vmlinux gaps-vmlinux"
