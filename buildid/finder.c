@@ -547,8 +547,17 @@ static bool kallsyms_usable(const char *path)
 	return ok;
 }
 
-enum pa_find_result pa_finder_find_kallsyms(struct pa_finder *f, const struct pa_buildid *id,
-					    char **path_out)
+static bool readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* A kernel file for id: the cache's (kind; a kcore also in perf's own
+ * layout), else the running kernel's live one ONLY if the running kernel's
+ * build-id equals id and usable(live) says it can be used. */
+static enum pa_find_result kernel_file(struct pa_finder *f, const struct pa_buildid *id,
+                                       enum pa_bcache_kind kind, const char *live,
+                                       bool (*usable)(const char *), char **path_out)
 {
 	struct pa_buildid running;
 	struct pa_err e = {0};
@@ -560,51 +569,37 @@ enum pa_find_result pa_finder_find_kallsyms(struct pa_finder *f, const struct pa
 		return PA_FIND_ERROR;
 	if (!id || id->size == 0)
 		return PA_FIND_NOT_FOUND;
-	p = pa_bcache_find(f->cache, id, PA_BCACHE_KALLSYMS, &e);
+	p = pa_bcache_find(f->cache, id, kind, &e);
+	if (!p && e.code != -ENOMEM && kind == PA_BCACHE_KCORE)
+		p = pa_bcache_find_perf_kcore(f->cache, id);
 	if (p) {
 		*path_out = p;
 		return PA_FIND_OK;
 	}
 	if (e.code == -ENOMEM)
 		return PA_FIND_ERROR;
-	/* The local kernel's symbols only for a recording of this kernel. */
+	/* The local kernel's files only for a recording of this kernel. */
 	if (pa_buildid_running_kernel(f->kernel_notes, &running, NULL) < 0)
 		return PA_FIND_NOT_FOUND;
 	if (!pa_buildid_equal(&running, id))
 		return PA_FIND_MISMATCH;
-	if (!kallsyms_usable(f->proc_kallsyms))
+	if (!usable(live))
 		return PA_FIND_NOT_FOUND;
-	*path_out = strdup(f->proc_kallsyms);
+	*path_out = strdup(live);
 	return *path_out ? PA_FIND_OK : PA_FIND_ERROR;
+}
+
+enum pa_find_result pa_finder_find_kallsyms(struct pa_finder *f, const struct pa_buildid *id,
+                                            char **path_out)
+{
+	return kernel_file(f, id, PA_BCACHE_KALLSYMS, f ? f->proc_kallsyms : NULL, kallsyms_usable,
+	                   path_out);
 }
 
 enum pa_find_result pa_finder_find_kcore(struct pa_finder *f, const struct pa_buildid *id,
                                          char **path_out)
 {
-	struct pa_buildid running;
-	char *p;
-
-	if (path_out)
-		*path_out = NULL;
-	if (!f || !path_out)
-		return PA_FIND_ERROR;
-	if (!id || id->size == 0)
-		return PA_FIND_NOT_FOUND;
-	p = pa_bcache_find(f->cache, id, PA_BCACHE_KCORE, NULL);
-	if (!p)
-		p = pa_bcache_find_perf_kcore(f->cache, id);
-	if (p) {
-		*path_out = p;
-		return PA_FIND_OK;
-	}
-	if (pa_buildid_running_kernel(f->kernel_notes, &running, NULL) < 0)
-		return PA_FIND_NOT_FOUND;
-	if (!pa_buildid_equal(&running, id))
-		return PA_FIND_MISMATCH;
-	if (access("/proc/kcore", R_OK) < 0)
-		return PA_FIND_NOT_FOUND;
-	*path_out = strdup("/proc/kcore");
-	return *path_out ? PA_FIND_OK : PA_FIND_ERROR;
+	return kernel_file(f, id, PA_BCACHE_KCORE, "/proc/kcore", readable, path_out);
 }
 
 /* A candidate for pa_finder_kmod_candidates(): cb's answer, 0 when it is

@@ -63,9 +63,10 @@ fi
 # every kernel address sampled or in a call chain
 perf script -i k.data -F ip 2>/dev/null | awk 'NF == 1 {print $1}' >ips.txt
 
-# gen.py KALLSYMS IPS OUT.s OUT.lds SHIFT MODE (MODE: all | gaps)
+# gen.py KALLSYMS IPS OUT.s OUT.lds SHIFT MODE (MODE: all | gaps; kcore:
+# OUT.s is the ELF core to write, OUT.lds and SHIFT unused)
 cat >gen.py <<'EOF'
-import bisect, sys
+import bisect, struct, sys
 kallsyms, ips, out_s, out_lds, shift, mode = sys.argv[1:7]
 shift = int(shift, 0)
 funcs, text, etext = [], None, None
@@ -100,9 +101,21 @@ for line in open(ips):
     want[a] = (name, (funcs[j][0] if j < len(funcs) else etext) - a)
 def body(size):
     # nops, a ret, and 3 nops of padding that perf annotate leaves out
-    if size < 5:
-        return '\t.fill %d,1,0x90\n' % size
-    return '\t.fill %d,1,0x90\n\t.byte 0xc3\n\t.fill 3,1,0x90\n' % (size - 4)
+    return b'\x90' * size if size < 5 else b'\x90' * (size - 4) + b'\xc3' + b'\x90' * 3
+if mode == 'kcore':
+    # an ELF core (x86_64) whose one PT_LOAD spans [_text, _etext) at the
+    # running addresses, the functions' bytes in it, the rest zeros (sparse)
+    off = 0x1000
+    ident = b'\x7fELF\x02\x01\x01' + b'\0' * 9
+    with open(out_s, 'wb') as f:
+        f.write(struct.pack('<16sHHIQQQIHHHHHH', ident, 4, 62, 1, 0, 64, 0, 0, 64, 56, 1, 64, 0, 0))
+        f.write(struct.pack('<IIQQQQQQ', 1, 7, off, text, 0, etext - text, etext - text, 0x1000))
+        for a in sorted(want):
+            f.seek(off + a - text)
+            f.write(body(want[a][1]))
+        f.truncate(off + etext - text)
+    print(len(want))
+    sys.exit(0)
 o = open(out_s, 'w')
 o.write('\t.text\n\t.globl _text\n_text:\n')
 seen = set()
@@ -123,7 +136,7 @@ for k, a in enumerate(sorted(want)):
     o.write('\t.type "%s",STT_FUNC\n"%s":\n' % (s, s))
     if mode == 'gaps' or k % 2 == 0:
         o.write('\t.size "%s",%d\n' % (s, size))
-    o.write(body(size))
+    o.write('\t.byte %s\n' % ','.join(str(b) for b in body(size)))
 o.write('\t.org 0x%x\n\t.globl _etext\n_etext:\n' % (etext - text))
 open(out_lds, 'w').write(
     'ENTRY(_text)\nSECTIONS {\n  . = 0x%x;\n  .text : { *(.text) }\n'
@@ -211,47 +224,9 @@ grep -q "kernel.kallsyms.*-k/--vmlinux" err || fail "annotate without -k: no not
 # sampled functions' bytes as above. Without -k, perf annotate and pa take
 # the kernel's code from it (perf from its extract of each symbol, objdump
 # naming it "load0"); pa archive carries it to another cache.
-cat >kcore.py <<'EOF'
-import bisect, struct, sys
-kallsyms, ips, out = sys.argv[1:4]
-funcs, text, etext = [], None, None
-for line in open(kallsyms):
-    p = line.split()
-    if len(p) != 3:
-        continue
-    a = int(p[0], 16)
-    if p[2] == '_text':
-        text = a
-    elif p[2] == '_etext':
-        etext = a
-    if p[1] in 'tTwW':
-        funcs.append(a)
-funcs = sorted(set(funcs))
-want = set()
-for line in open(ips):
-    try:
-        ip = int(line.strip(), 16)
-    except ValueError:
-        continue
-    if text <= ip < etext and bisect.bisect_right(funcs, ip) > 0:
-        want.add(bisect.bisect_right(funcs, ip) - 1)
-off = 0x1000
-ident = b'\x7fELF\x02\x01\x01' + b'\0' * 9
-ehdr = struct.pack('<16sHHIQQQIHHHHHH', ident, 4, 62, 1, 0, 64, 0, 0, 64, 56, 1, 64, 0, 0)
-load = struct.pack('<IIQQQQQQ', 1, 7, off, text, 0, etext - text, etext - text, 0x1000)
-with open(out, 'wb') as f:
-    f.write(ehdr + load)
-    for i in sorted(want):
-        a = funcs[i]
-        size = (funcs[i + 1] if i + 1 < len(funcs) else etext) - a
-        f.seek(off + a - text)
-        f.write(b'\x90' * size if size < 5 else b'\x90' * (size - 4) + b'\xc3' + b'\x90' * 3)
-    f.truncate(off + etext - text)
-print(len(want))
-EOF
 kdir="$HOME/.debug/[kernel.kcore]/$kid/2026010100000000"
 mkdir -p "$kdir"
-if python3 kcore.py kallsyms.txt ips.txt "$kdir/kcore" >kcore.count; then
+if python3 gen.py kallsyms.txt ips.txt "$kdir/kcore" - 0 kcore >kcore.count; then
 	cp kallsyms.txt "$kdir/kallsyms"
 	cat /proc/modules >"$kdir/modules" 2>/dev/null || : >"$kdir/modules"
 	for o in "" "-n"; do
