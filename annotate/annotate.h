@@ -13,7 +13,7 @@
  * arch from the ELF header) or, with opts.objdump, from running that
  * objdump the way perf 6.1 does, whose lines are parsed with perf's rules:
  * then the output is perf's, byte for byte. Source lines come from the
- * DWARF line tables of the binary (libdw), inline-aware: a line of code
+ * DWARF line tables of the binary (symbols/ pa_dwlines), inline-aware: a line of code
  * inlined from another function names that function first ("mix():").
  *
  * Invariants: the annotation borrows the trace (and its session and

@@ -118,13 +118,12 @@ int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const ch
 int ann_disasm_objdump(struct pa_annotate *a, const struct ann_sym *s, const char *path,
                        struct ann_listing *l, struct pa_err *err);
 
-/* source.c: DWARF source lines of a binary (libdw) */
+/* source.c: a binary's source lines (symbols/' pa_dwlines) and the text
+ * of its source files */
 struct ann_src;
 struct ann_src *ann_src_open(const char *path);
 void ann_src_free(struct ann_src *s);
-/* The line at addr: its file (full path, as DWARF names it), line,
- * discriminator and innermost function (inlined or not); false when
- * DWARF has none. Strings live until ann_src_free. */
+/* pa_dwlines_at(): strings live until ann_src_free. */
 bool ann_src_at(struct ann_src *s, uint64_t addr, const char **file, int *line, unsigned *discr,
                 const char **func);
 /* Line number n (1-based) of file, without its newline, or NULL. */

@@ -395,6 +395,19 @@ size_t pa_srcinfo_frames(struct pa_srcinfo *s, uint64_t file_off, struct pa_srci
  * The names of pa_srcinfo_frames(); same return value. */
 size_t pa_srcinfo_inlines(struct pa_srcinfo *s, uint64_t file_off, const char **names, size_t max);
 
+/* A binary's DWARF line table and scopes by (objdump's) address, as
+ * objdump -l reads them (pa annotate's source lines): dwlines.c. Opening
+ * never fails for want of DWARF (its lookups then find nothing); NULL only
+ * without memory. */
+struct pa_dwlines;
+struct pa_dwlines *pa_dwlines_open(const char *path);
+void pa_dwlines_free(struct pa_dwlines *s); /* accepts NULL */
+/* The line at addr: its file (full path, as DWARF names it), line,
+ * discriminator and innermost function (inlined or not); false when
+ * DWARF has none. Strings live until pa_dwlines_free. */
+bool pa_dwlines_at(struct pa_dwlines *s, uint64_t addr, const char **file, int *line,
+                   unsigned *discr, const char **func);
+
 /* perf's SRCLINE_UNKNOWN: the srcline of a sample without a map. */
 #define PA_SRCLINE_UNKNOWN "??:0"
 /* perf's A2L_FAIL_LIMIT: when the first this-many srcline lookups of a DSO
