@@ -21,6 +21,7 @@
 # pa prints nothing either and says so on stderr, once per DSO.
 . "$(dirname "$0")/lib.sh"
 cd "$WORK" || exit 1
+HOME_REAL=$HOME # (the sysroots' cache: scripts/sysroot)
 private_home
 have_perf=0
 command -v perf >/dev/null 2>&1 && have_perf=1
@@ -260,11 +261,22 @@ cross_case() {
 		note "$arch: ${cc[*]} cannot link a freestanding program: not checked ($(head -n 1 cc.err))"
 		return
 	fi
+	cross_check "$arch" "$PWD/x.$arch" f "$od"
+}
+
+# cross_check NAME BINARY SYMBOL OBJDUMP: a recording of SYMBOL's
+# instructions in BINARY, K samples at the Kth, annotated
+cross_check() {
+	local arch=$1 bin=$2 sym=$3 od=$4 v s k x
 	# (the code's address as objdump heads it: a thumb function's symbol
 	# has bit 0 set, ppc64's ELFv1 symbol is its descriptor in .opd)
-	s=$(readelf -sW "x.$arch" | awk '$8 == "f" {print $3}')
-	v=$("$od" -d "x.$arch" | sed -n 's/^0*\([0-9a-f]*\) <\.\{0,1\}f>:$/\1/p')
-	"$od" -d --start-address=0x"$v" --stop-address="$(printf '0x%x' $((0x$v + s)))" "x.$arch" |
+	s=$(readelf -sW --dyn-syms "$bin" | awk -v f="$sym" '$8 == f || index($8, f "@") == 1 {print $3; exit}')
+	v=$("$od" -d "$bin" | sed -n "s/^0*\([0-9a-f]*\) <\.\{0,1\}$sym\(@[^>]*\)\{0,1\}>:\$/\1/p" | head -n 1)
+	if [ -z "$s" ] || [ -z "$v" ]; then
+		fail "$arch: no function $sym in $bin"
+		return
+	fi
+	"$od" -d --start-address=0x"$v" --stop-address="$(printf '0x%x' $((0x$v + s)))" "$bin" |
 		sed -nE 's/^ *([0-9a-f]+):.*/\1/p' >"$arch.addrs"
 	local args=() expect=() total=0
 	k=1
@@ -274,7 +286,7 @@ cross_case() {
 		total=$((total + k))
 		k=$((k + 1))
 	done <"$arch.addrs"
-	python3 "$HERE/annotate_gen.py" "$arch.data" "$PWD/x.$arch" "${args[@]}" ||
+	python3 "$HERE/annotate_gen.py" "$arch.data" "$bin" "${args[@]}" ||
 		{ fail "$arch: generator failed"; return; }
 	if ! pa annotate -i "$arch.data" -n >"$arch.cs" 2>"$arch.err"; then
 		fail "$arch: pa annotate failed: $(head -n 2 "$arch.err")"
@@ -286,7 +298,7 @@ cross_case() {
 	CHECKS=$((CHECKS + 1))
 	! grep -q '(bad)' "$arch.cs" || fail "$arch: capstone could not decode: $(grep -m 1 '(bad)' "$arch.cs")"
 	CHECKS=$((CHECKS + 1))
-	grep -q "Disassembly of x.$arch for cpu-clock ($total samples, " "$arch.cs" ||
+	grep -q "Disassembly of ${bin##*/} for cpu-clock ($total samples, " "$arch.cs" ||
 		fail "$arch: header without the $total samples"
 	pa annotate -i "$arch.data" -n --objdump "$od" >"$arch.od" 2>"$arch.err" ||
 		fail "$arch: pa annotate --objdump $od failed: $(head -n 2 "$arch.err")"
@@ -301,6 +313,15 @@ cross_case arm-linux-gnueabihf -marm -march=armv5te -mfloat-abi=soft
 cross_case powerpc64le-linux-gnu
 cross_case powerpc64-linux-gnu
 cross_case mips-linux-gnu
+# a real binary of each qemu target: the sysroots' libc (scripts/sysroot)
+for t in s390x:s390x-linux-gnu i386:i686-linux-gnu; do
+	lib=$(find "${PA_SYSROOT_DIR:-$HOME_REAL/.cache/pa-sysroots}/${t%%:*}" -name libc.so.6 2>/dev/null | head -n 1)
+	if [ -z "$lib" ] || ! command -v "${t#*:}-objdump" >/dev/null 2>&1; then
+		note "${t%%:*} libc: no sysroot (scripts/sysroot ${t%%:*}) or ${t#*:}-objdump: not checked"
+		continue
+	fi
+	cross_check "libc-${t%%:*}" "$lib" getenv "${t#*:}-objdump"
+done
 
 # JIT code (perf-PID.map names, no bytes): one line on stderr, no text;
 # the map as pa archive files it in a build-id cache
