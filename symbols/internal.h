@@ -91,6 +91,12 @@ struct pa_symtab {
 	struct pa_symtab *adopted; /* freed with this table (pa_symtab_adopt) */
 	void *map;       /* a kallsyms index the table lies in (ksymcache.c), */
 	size_t map_len;  /* unmapped by pa_symtab_free */
+	/* An index's syms and modules are filled entry by entry when first
+	 * asked (pa_ksym_index_fill): a report touches a few hundred of the
+	 * kernel's ~200k symbols, and filling them all at open cost 10 MB of
+	 * fresh pages each run (bench/README.md). Both calloc'd, NULL name:
+	 * not filled yet. So a table is read by one thread at a time. */
+	bool lazy;
 	struct pa_arena arena; /* everything above that is allocated */
 };
 
@@ -99,6 +105,9 @@ struct pa_symtab *pa_symtab_new(enum pa_symtab_kind kind);
 /* Freeze the builder's tree into t. split_modules: names are
  * "name\t[module]" (kallsyms) and get split. Returns 0 or -ENOMEM. */
 int pa_symtab_freeze(struct pa_symtab *t, const struct pa_symb *b, bool split_modules);
+
+/* ksymcache.c: fill entry i of an index's lazy table */
+void pa_ksym_index_fill(const struct pa_symtab *t, size_t i);
 
 /* ksymcache.c: the kallsyms index at idx_path of the table parsed from
  * src_path (kernel build-id bid). open: 0 and *out, or -errno / -EINVAL for

@@ -264,15 +264,16 @@ int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t
 	t->root = h->root;
 	t->overlaps = h->overlaps != 0;
 	t->tree = (struct pa_symtab_node *)(base + h->tree_off);
+	/* (calloc: pages of zeros the kernel hands out when first touched) */
+	t->lazy = true;
 	if (n) {
-		t->syms = pa_arena_alloc_raw(&t->arena, n * sizeof(*t->syms));
-		t->modules = pa_arena_alloc_raw(&t->arena, n * sizeof(*t->modules));
+		t->syms = calloc(n, sizeof(*t->syms));
+		t->modules = calloc(n, sizeof(*t->modules));
 	}
 	if (!t->symfile || (n && (!t->syms || !t->modules)))
 		goto out;
 	rc = -EINVAL;
 	const struct ksx_rec *rv = (const struct ksx_rec *)(base + h->recs_off);
-	const char *strs = (const char *)(base + h->strs_off);
 	for (size_t i = 0; i < n; i++) {
 		const struct pa_symtab_node *x = &t->tree[i];
 		const struct ksx_rec *r = &rv[i];
@@ -280,15 +281,6 @@ int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t
 		    (x->left != PA_SYMB_NIL && x->left >= n) ||
 		    (x->right != PA_SYMB_NIL && x->right >= n))
 			goto out;
-		struct pa_sym *s = &t->syms[i];
-		s->start = x->start;
-		s->end = x->end;
-		s->name = strs + r->name;
-		s->binding = r->binding;
-		s->type = r->type;
-		s->inlined = false;
-		s->linkage_name = NULL;
-		t->modules[i] = r->mod == KSX_NOMOD ? NULL : strs + r->mod;
 	}
 	t->map = map;
 	t->map_len = len;
@@ -303,6 +295,24 @@ out:
 		close(fd);
 	pa_symtab_free(t);
 	return rc;
+}
+
+void pa_ksym_index_fill(const struct pa_symtab *t, size_t i)
+{
+	const unsigned char *base = t->map;
+	const struct ksx_hdr *h = t->map;
+	const struct ksx_rec *r = (const struct ksx_rec *)(base + h->recs_off) + i;
+	const char *strs = (const char *)(base + h->strs_off);
+	const struct pa_symtab_node *x = &t->tree[i];
+	struct pa_sym *s = &t->syms[i]; /* (the table's own memory: see lazy) */
+	s->start = x->start;
+	s->end = x->end;
+	s->binding = r->binding;
+	s->type = r->type;
+	s->inlined = false;
+	s->linkage_name = NULL;
+	t->modules[i] = r->mod == KSX_NOMOD ? NULL : strs + r->mod;
+	s->name = strs + r->name; /* last: a name says the entry is filled */
 }
 
 /* ---- writing ------------------------------------------------------------ */

@@ -278,6 +278,10 @@ void pa_symtab_free(struct pa_symtab *t)
 	pa_symtab_free(t->adopted);
 	if (t->map)
 		munmap(t->map, t->map_len);
+	if (t->lazy) {
+		free(t->syms);
+		free(t->modules);
+	}
 	pa_arena_release(&t->arena);
 	free(t);
 }
@@ -319,6 +323,14 @@ struct pa_symtab *pa_symtab_from_syms(const struct pa_sym_insert *v, size_t n,
 	return t;
 }
 
+/* entry i, filled first where the table is lazy (an index's) */
+static const struct pa_sym *sym_at(const struct pa_symtab *t, size_t i)
+{
+	if (t->lazy && !t->syms[i].name)
+		pa_ksym_index_fill(t, i);
+	return &t->syms[i];
+}
+
 /* perf's symbols__find() in perf's space. */
 static const struct pa_sym *lookup(const struct pa_symtab *t, uint64_t addr)
 {
@@ -336,7 +348,7 @@ static const struct pa_sym *lookup(const struct pa_symtab *t, uint64_t addr)
 		}
 		if (x[lo].start > addr)
 			return NULL;
-		return addr < x[lo].end || addr == x[lo].start ? &t->syms[lo] : NULL;
+		return addr < x[lo].end || addr == x[lo].start ? sym_at(t, lo) : NULL;
 	}
 	uint32_t i = t->root;
 	while (i != PA_SYMB_NIL) {
@@ -345,7 +357,7 @@ static const struct pa_sym *lookup(const struct pa_symtab *t, uint64_t addr)
 		else if (addr > x[i].end || (addr == x[i].end && addr != x[i].start))
 			i = x[i].right;
 		else
-			return &t->syms[i];
+			return sym_at(t, i);
 	}
 	return NULL;
 }
@@ -396,7 +408,7 @@ size_t pa_symtab_count(const struct pa_symtab *t)
 
 const struct pa_sym *pa_symtab_at(const struct pa_symtab *t, size_t i)
 {
-	return t && i < t->n ? &t->syms[i] : NULL;
+	return t && i < t->n ? sym_at(t, i) : NULL;
 }
 
 size_t pa_sym_index(const struct pa_symtab *t, const struct pa_sym *s)

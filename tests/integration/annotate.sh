@@ -428,11 +428,12 @@ check_lines hot.data C
 # two events, and two events recorded as a group (perf shows the group's
 # members side by side, the leader's numbers ranking the symbols; a symbol
 # only the members sampled is not shown: "lead" samples its leader 50 times
-# less often, so its members see symbols the leader does not)
-for ev in "two|cpu-clock,task-clock" "group|{cpu-clock,task-clock}" \
-	"lead|{cpu-clock/period=10000000/,task-clock/period=200000/}"; do
-	IFS='|' read -r name e <<<"$ev"
-	if ! perf record -q -e "$e" -F 2999 -o "$name.data" -- ./hot 60 >/dev/null 2>rec.err; then
+# less often, so its members see symbols the leader does not; it runs 5
+# times longer, for its leader to sample bsort, which -s asks for)
+for ev in "two|cpu-clock,task-clock|60" "group|{cpu-clock,task-clock}|60" \
+	"lead|{cpu-clock/period=10000000/,task-clock/period=200000/}|300"; do
+	IFS='|' read -r name e rounds <<<"$ev"
+	if ! perf record -q -e "$e" -F 2999 -o "$name.data" -- ./hot "$rounds" >/dev/null 2>rec.err; then
 		note "$name: perf record -e '$e' failed here: $(head -n 1 rec.err)"
 		continue
 	fi

@@ -80,7 +80,7 @@ static void assert_same_table(const struct pa_symtab *a, const struct pa_symtab 
 	assert_int_equal(a->root, b->root);
 	assert_int_equal(a->overlaps, b->overlaps);
 	for (size_t i = 0; i < a->n; i++) {
-		const struct pa_sym *x = &a->syms[i], *y = &b->syms[i];
+		const struct pa_sym *x = pa_symtab_at(a, i), *y = pa_symtab_at(b, i);
 		assert_int_equal(x->start, y->start);
 		assert_int_equal(x->end, y->end);
 		assert_string_equal(x->name, y->name);
@@ -170,6 +170,15 @@ static void test_roundtrip(void **state)
 	/* names lie in the mapping, not copied */
 	const char *m = t2->map;
 	assert_true(t2->syms[0].name > m && t2->syms[0].name < m + t2->map_len);
+	/* entries are filled when first asked, not at open */
+	struct pa_symtab *tl = load(src, dir);
+	assert_true(tl->lazy && tl->n > 2);
+	assert_null(tl->syms[1].name);
+	const struct pa_sym *s1 = pa_symtab_find(tl, pa_symtab_at(t0, 1)->start);
+	assert_ptr_equal(s1, &tl->syms[1]);
+	assert_string_equal(s1->name, pa_symtab_at(t0, 1)->name);
+	assert_null(tl->syms[2].name);
+	pa_symtab_free(tl);
 
 	/* a foreign build-id is not this index */
 	struct pa_symtab *t3 = NULL;
