@@ -425,6 +425,20 @@ check_lines() {
 }
 check_lines hot.data C
 
+# -C, the report filter perf annotate has: a recording with CPUs, each CPU
+# of it (the workload moves between them), by --objdump's whole text
+if perf record -q -F 4999 --sample-cpu -o cpu.data -- ./hot 60 >/dev/null 2>rec.err; then
+	for c in 0 1; do
+		perf annotate -i cpu.data --stdio -n -C $c >exp 2>/dev/null
+		pa annotate -i cpu.data --stdio -n -C $c --objdump objdump >got 2>got.err
+		same "-C $c: pa annotate --objdump vs perf annotate" exp got
+	done
+	perf annotate -i cpu.data --stdio -n >exp.all 2>/dev/null
+	cmp -s exp exp.all && note "-C: all samples on one CPU here (the filter changed nothing)"
+else
+	note "-C: perf record --sample-cpu failed here: $(head -n 1 rec.err)"
+fi
+
 # two events, and two events recorded as a group (perf shows the group's
 # members side by side, the leader's numbers ranking the symbols; a symbol
 # only the members sampled is not shown: "lead" samples its leader 50 times
