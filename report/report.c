@@ -92,7 +92,8 @@ static int setup_keys(struct pa_report *r, struct pa_err *err)
 	for (unsigned i = 0; i < nf; i++) {
 		if (in_list(sk, ns, fk[i]) || in_list(r->osort, r->nr_osort, fk[i]))
 			continue;
-		if (r->nr_keys >= PA_ARRAY_SIZE(r->keys))
+		/* (a value field makes no key: only a sort key can overflow) */
+		if (pa_keys[fk[i]].is_sort && r->nr_keys >= PA_ARRAY_SIZE(r->keys))
 			return pa_err_set(err, PA_ERR_USAGE, "too many keys");
 		r->osort[r->nr_osort++] = fk[i];
 		if (pa_keys[fk[i]].is_sort)

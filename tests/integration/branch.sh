@@ -87,7 +87,8 @@ cc -O1 -g -fno-omit-frame-pointer -o burn "$TESTDATA/src/burn.c" &&
 keys=("" "--sort dso_to,mispredict,cycles" "--sort in_tx,abort,mispredict"
 	"--sort comm,addr_to" "--sort sym,abort" "--sort dso_from,in_tx" "--sort mispredict,comm"
 	"--sort cycles,pid" "-n --sort dso,cycles" "--sort srcline_from,srcline_to"
-	"--sort srcline_to,in_tx,srcline_from" "--sort dso_to -F overhead,srcline_from,dso_from")
+	"--sort srcline_to,in_tx,srcline_from" "--sort dso_to -F overhead,srcline_from,dso_from"
+	"--sort comm,pid,dso_from,dso_to,mispredict,in_tx,abort,cycles -F overhead,sample,comm,pid,dso_from,dso_to,mispredict,in_tx,abort,cycles")
 for seed in 1 2 3; do
 	python3 "$TESTDATA/make-branch-spec.py" "$PWD/burn" "$PWD/libbr.so" "$seed" $((seed * 150)) \
 		>live.spec || exit 1
