@@ -443,7 +443,8 @@ fi
 # members side by side, the leader's numbers ranking the symbols; a symbol
 # only the members sampled is not shown: "lead" samples its leader 50 times
 # less often, so its members see symbols the leader does not; it runs 5
-# times longer, for its leader to sample bsort, which -s asks for)
+# times longer, for its leader to have samples at all; -s asks for the
+# hottest symbol of the recording's first event, whatever it is)
 for ev in "two|cpu-clock,task-clock|60" "group|{cpu-clock,task-clock}|60" \
 	"lead|{cpu-clock/period=10000000/,task-clock/period=200000/}|300"; do
 	IFS='|' read -r name e rounds <<<"$ev"
@@ -451,7 +452,8 @@ for ev in "two|cpu-clock,task-clock|60" "group|{cpu-clock,task-clock}|60" \
 		note "$name: perf record -e '$e' failed here: $(head -n 1 rec.err)"
 		continue
 	fi
-	for o in "" "-n" "-l" "--percent-type global-period" "--show-total-period -s bsort"; do
+	hot_sym=$(hottest_syms "$name.data" 1)
+	for o in "" "-n" "-l" "--percent-type global-period" "--show-total-period -s ${hot_sym:-bsort}"; do
 		in_subset $((CASE++)) || continue
 		# shellcheck disable=SC2086
 		perf annotate -i "$name.data" --stdio $o >exp 2>/dev/null
