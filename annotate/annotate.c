@@ -140,6 +140,25 @@ const char *ann_dso_name(const struct pa_annotate *a, const struct pa_dso *d)
 	return a->opts.vmlinux ? a->opts.vmlinux : a->kcore ? a->kcore : d->long_name;
 }
 
+/* An x86 ELF core: perf leaves its symbols' trailing nops out (kallsyms
+ * has no sizes, so a symbol may end in padding); it knows nops on x86 only */
+static bool x86_core(const char *path)
+{
+	GElf_Ehdr eh;
+	bool x86 = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && gelf_getehdr(e, &eh))
+		x86 = eh.e_type == ET_CORE && (eh.e_machine == EM_X86_64 || eh.e_machine == EM_386);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return x86;
+}
+
 /* The kernel's code without -k: perf's kcore copy in the build-id cache
  * (or pa's copy of it from an archive), else this host's /proc/kcore for a
  * recording of the running kernel */
@@ -147,11 +166,13 @@ static char *kernel_kcore(struct pa_annotate *a, const struct pa_dso *d, const c
 {
 	struct pa_buildid id = {.size = d->build_id_size};
 	memcpy(id.data, d->build_id, d->build_id_size);
-	if (!a->kcore && pa_finder_find_kcore(a->finder, &id, &a->kcore) != PA_FIND_OK) {
-		*why =
-		    "kernel code: no image of it to read bytes from (give one with -k/--vmlinux, "
-		    "or cache a kcore copy: perf buildid-cache --kcore)";
-		return NULL;
+	if (!a->kcore) {
+		if (pa_finder_find_kcore(a->finder, &id, &a->kcore) != PA_FIND_OK) {
+			*why = "kernel code: no image of it to read bytes from (give one with "
+			       "-k/--vmlinux, or cache a kcore copy: perf buildid-cache --kcore)";
+			return NULL;
+		}
+		a->kcore_x86 = x86_core(a->kcore);
 	}
 	char *p = strdup(a->kcore);
 	if (!p)
@@ -198,25 +219,6 @@ char *ann_binary_path(struct pa_annotate *a, const struct pa_dso *d, const char 
 	return path;
 }
 
-/* perf leaves a kcore symbol's trailing nops out (kallsyms has no sizes,
- * so a symbol may end in padding); it knows nops on x86 only */
-static bool x86_core(const char *path)
-{
-	GElf_Ehdr eh;
-	bool x86 = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	if (e && gelf_getehdr(e, &eh))
-		x86 = eh.e_type == ET_CORE && (eh.e_machine == EM_X86_64 || eh.e_machine == EM_386);
-	if (e)
-		elf_end(e);
-	close(fd);
-	return x86;
-}
-
 int ann_make_listing(struct pa_annotate *a, const struct ann_sym *s, struct ann_listing *l,
                      const char **why, struct pa_err *err)
 {
@@ -225,7 +227,7 @@ int ann_make_listing(struct pa_annotate *a, const struct ann_sym *s, struct ann_
 		return -PA_ERR_NOT_FOUND;
 	int rc = a->opts.objdump ? ann_disasm_objdump(a, s, path, l, err)
 	                         : ann_disasm_capstone(a, s, path, l, err);
-	if (!rc && s->dso->kind == PA_DSO_KERNEL && x86_core(path))
+	if (!rc && ann_from_kcore(a, s) && a->kcore_x86)
 		ann_listing_drop_last_nops(l);
 	if (rc == -PA_ERR_NOT_FOUND)
 		*why = err->msg;

@@ -133,12 +133,6 @@ static int cmp_region(const void *x, const void *y)
 	return PA_CMP(a->off, b->off);
 }
 
-/* An ARM mapping symbol's kind ("$a", "$t", "$d", maybe ".SUFFIX"), or 0 */
-static char mapping_kind(const char *n)
-{
-	return n[0] == '$' && n[1] && strchr("atd", n[1]) && (!n[2] || n[2] == '.') ? n[1] : 0;
-}
-
 /* ARM: where [start, start + len) is arm code, thumb code or data, as
  * objdump reads it: the mapping symbols inside and the last one before
  * (else the function symbol's bit 0, a stripped file's thumb mark) */
@@ -159,7 +153,9 @@ static int arm_regions(Elf *elf, uint64_t start, struct code *c)
 		for (int i = 0; (size_t)i < sh.sh_size / sh.sh_entsize && gelf_getsym(d, i, &sym);
 		     i++) {
 			const char *n = elf_strptr(elf, sh.sh_link, sym.st_name);
-			char k = n ? mapping_kind(n) : 0;
+			char k = n ? pa_sym_mapping_kind(n) : 0;
+			if (k == 'x') /* (A64's: not in an arm file) */
+				k = 0;
 			uint64_t v = sym.st_value;
 			if (!k) {
 				if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && (v & ~1ull) == start)

@@ -63,6 +63,7 @@ struct pa_annotate {
 	struct pa_u64map noted; /* DSOs already noted as without bytes */
 	char *last_path;        /* -l: the srcline printed last (print.c) */
 	char *kcore;            /* the kernel's code as an ELF core, once found */
+	bool kcore_x86;         /* ... an x86 one: perf drops its symbols' last nops */
 	struct pa_arena arena;
 };
 
@@ -107,6 +108,12 @@ int ann_hist_gather(struct pa_annotate *a, struct pa_err *err);
 /* The DSO's file name as perf annotate prints it: a kernel's is the
  * --vmlinux file's (perf renames the DSO when it loads one). */
 const char *ann_dso_name(const struct pa_annotate *a, const struct pa_dso *d);
+
+/* Whether s's code is read from a kcore (a kernel symbol without -k). */
+static inline bool ann_from_kcore(const struct pa_annotate *a, const struct ann_sym *s)
+{
+	return s->dso->kind == PA_DSO_KERNEL && !a->opts.vmlinux && a->kcore;
+}
 
 /* The binary of a DSO (via the finder), malloc'd; NULL with *why set. */
 char *ann_binary_path(struct pa_annotate *a, const struct pa_dso *d, const char **why);

@@ -40,7 +40,7 @@ int ann_core_read(Elf *elf, int fd, uint64_t start, uint64_t end, uint8_t **byte
 /* write an ELF core like elf's with one PT_LOAD of bytes at addr */
 static int write_extract(Elf *elf, int out, uint64_t addr, const uint8_t *bytes, size_t len)
 {
-	GElf_Ehdr src, *eh;
+	GElf_Ehdr src, h;
 	GElf_Phdr ph;
 	const size_t off = 4096; /* perf's: the headers rounded up to a page */
 	int rc = -PA_ERR_NOT_FOUND;
@@ -48,8 +48,7 @@ static int write_extract(Elf *elf, int out, uint64_t addr, const uint8_t *bytes,
 	if (!e || !gelf_getehdr(elf, &src) || !gelf_newehdr(e, gelf_getclass(elf)) ||
 	    !gelf_newphdr(e, 1))
 		goto out;
-	GElf_Ehdr h;
-	if (!(eh = gelf_getehdr(e, &h)))
+	if (!gelf_getehdr(e, &h))
 		goto out;
 	memcpy(h.e_ident, src.e_ident, EI_NIDENT);
 	h.e_type = ET_CORE;

@@ -59,8 +59,7 @@ int ann_disasm_objdump(struct pa_annotate *a, const struct ann_sym *s, const cha
 	char *line = NULL;
 	size_t cap = 0;
 	/* a kcore: objdump reads perf's extract of the symbol's bytes */
-	char *extract =
-	    s->dso->kind == PA_DSO_KERNEL ? ann_core_extract(path, s->start, s->end) : NULL;
+	char *extract = ann_from_kcore(a, s) ? ann_core_extract(path, s->start, s->end) : NULL;
 	if (extract)
 		path = extract;
 	if (pipe2(fds, O_CLOEXEC)) {

@@ -416,6 +416,11 @@ static uint64_t perf_space(const struct pa_symtab *t, uint64_t v, const struct s
 	return v - (si->addr - si->offset);
 }
 
+char pa_sym_mapping_kind(const char *n)
+{
+	return n[0] == '$' && n[1] && strchr("adtx", n[1]) && (!n[2] || n[2] == '.') ? n[1] : 0;
+}
+
 /* ppc64's ELFv1 function descriptors: a function symbol in .opd names its
  * descriptor, whose first doubleword is the code's address; perf reads it
  * in the runtime image and files the symbol under the section holding
@@ -452,10 +457,9 @@ static bool opd_entry(const struct opd *o, struct elf_img *run, uint64_t value, 
 	if (!gelf_xlatetom(run->elf, &dst, &src, run->ehdr.e_ident[EI_DATA]))
 		return false;
 	for (size_t i = 1; i < run->shnum; i++) {
-		const struct sec_info *si = img_sec(run, i);
 		GElf_Shdr sh;
 		Elf_Scn *scn = elf_getscn(run->elf, i);
-		if (si && scn && gelf_getshdr(scn, &sh) && word >= sh.sh_addr &&
+		if (scn && gelf_getshdr(scn, &sh) && word >= sh.sh_addr &&
 		    word - sh.sh_addr < sh.sh_size) {
 			*code = word;
 			*shndx = i;
@@ -506,9 +510,7 @@ static int load_pass(struct load_ctx *c, struct elf_img *syms, struct elf_img *r
 		if (!memchr(name, 0, strsz - sym.st_name))
 			continue;
 
-		/* ARM mapping symbols ($a, $d, $t, $x, optionally ".suffix") */
-		if ((machine == EM_ARM || machine == EM_AARCH64) && name[0] == '$' && name[1] &&
-		    strchr("adtx", name[1]) && (name[2] == '\0' || name[2] == '.'))
+		if ((machine == EM_ARM || machine == EM_AARCH64) && pa_sym_mapping_kind(name))
 			continue;
 
 		/* ABS symbols are skipped, as perf does; other special section

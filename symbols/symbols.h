@@ -302,6 +302,11 @@ char *pa_sym_find_debuginfo_default(void *ctx, const char *main_path, const uint
  * the name is not mangled (or on allocation failure). */
 char *pa_sym_demangle(const char *name, bool params);
 
+/* An ARM or AArch64 mapping symbol's kind, the letter of "$a" (arm code),
+ * "$t" (thumb), "$d" (data) or "$x" (A64), a ".SUFFIX" allowed after it;
+ * 0 for any other name. Not functions: perf skips them. */
+char pa_sym_mapping_kind(const char *name);
+
 /* ---- Source lines: perf 6.1's `--sort srcline` and inline frames --------
  *
  * perf 6.1 as Debian builds it (no libbfd) asks a long-running
