@@ -83,7 +83,8 @@ static int add_perf_data(struct pa_flame *fg, const char *open_path, const char 
 	struct pa_session_opts so = {.sz = sizeof(so),
 	                             .max_memory = a->max_mem,
 	                             .keep_user_stacks = pa_cli_user_stacks(f),
-	                             .lazy_sample_loc = true};
+	                             .lazy_sample_loc = true,
+	                             .keys_ahead = true};
 	a->ro.sz = sizeof(a->ro);
 	a->ro.callchain = true;
 	a->ro.no_threads = pa_cli_no_threads();

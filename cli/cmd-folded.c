@@ -59,7 +59,8 @@ static int fold(struct pa_file *f, const char *path, struct pa_report_opts *ro, 
 	struct pa_session_opts so = {.sz = sizeof(so),
 	                             .max_memory = max_mem,
 	                             .keep_user_stacks = pa_cli_user_stacks(f),
-	                             .lazy_sample_loc = true};
+	                             .lazy_sample_loc = true,
+	                             .keys_ahead = true};
 	struct pa_progress prog;
 	pa_progress_init(&prog, "Processing events", false, true);
 	prog.then = "folding";

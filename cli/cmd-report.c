@@ -306,7 +306,8 @@ int cmd_report(int argc, const char **argv)
 	                             .max_memory = max_mem,
 	                             .keep_user_stacks = ro.callchain && pa_cli_user_stacks(f),
 	                             .keep_branches = ro.branch,
-	                             .lazy_sample_loc = true};
+	                             .lazy_sample_loc = true,
+	                             .keys_ahead = ro.callchain};
 	struct pa_progress prog;
 	pa_progress_init(&prog, "Processing events", quiet, true);
 	prog.then = "sorting";

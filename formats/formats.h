@@ -415,6 +415,10 @@ struct pa_event {
 	uint64_t offset;      /* offset in the file (of the enclosing COMPRESSED record) */
 	uint64_t dec_offset;  /* offset inside the decompressed stream, when compressed */
 	bool compressed;      /* came out of a COMPRESSED/COMPRESSED2 record */
+	/* The record's bytes where they stay put until pa_file_close(): a
+	 * mapped file in host byte order, outside compressed records; else
+	 * NULL. pa_file_decode_raw() decodes them again. */
+	const void *raw;
 	const struct pa_evsel *evsel; /* for samples and records with a trailer */
 	struct pa_sample sample;
 	union {
@@ -548,6 +552,13 @@ void pa_file_close(struct pa_file *f);
 /* Next event: 1 and *ev filled, 0 at the end, negative on error (*err
  * filled with the offset). */
 int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err);
+
+/* Decode again the record of an event pa_file_next() gave with ev->raw
+ * set, into *ev, as pa_file_next() did (so a reader can keep a pointer in
+ * place of a copy). It reuses the reader's scratch space: what the last
+ * event pa_file_next() gave points to there (a byte-swapped or unaligned
+ * array) is no longer valid. 0, or negative with *err filled. */
+int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, struct pa_err *err);
 
 enum pa_file_mode pa_file_mode(const struct pa_file *f);
 bool pa_file_needs_swap(const struct pa_file *f);

@@ -1190,13 +1190,30 @@ static int next_outer(struct pa_file *f, struct pa_event *ev, struct pa_err *err
 		return f->opts.show_containers ? 1 : 2;
 	}
 	int r = pa_rec_decode(f, ev, rec, size, err);
+	/* (a mapping in host order: the bytes stay where they are) */
+	ev->raw = f->map && !f->swap ? rec : NULL;
 	stream_advance(f, size);
 	f->pending_skip = extra;
 	return r ? r : 1;
 }
 
+int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, struct pa_err *err)
+{
+	const uint8_t *rec = raw;
+	if (!f->map || f->swap || rec < f->map || rec >= f->map + f->map_len)
+		return pa_err_set(err, -EINVAL, "not a record of the mapped file");
+	fill_basics(ev, rec, false);
+	ev->offset = (uint64_t)(rec - f->map);
+	ev->dec_offset = 0;
+	ev->compressed = false;
+	ev->raw = raw;
+	f->scratch.used = 0;
+	return pa_rec_decode(f, ev, rec, ev->size, err);
+}
+
 int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err)
 {
+	ev->raw = NULL;
 	if (f->syscap)
 		return pa_syscap_next(f->syscap, ev, err);
 	f->scratch.used = 0;

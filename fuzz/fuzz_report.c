@@ -28,8 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f)
 		goto out;
 	/* as pa report makes it: the report resolves sample ips itself */
-	struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = true,
-				     .lazy_sample_loc = size % 3 != 0};
+	struct pa_session_opts so = {.sz = sizeof(so),
+	                             .no_callchains = true,
+	                             .lazy_sample_loc = size % 3 != 0,
+	                             .keys_ahead = size % 2 != 0};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	const char *dir = fuzz_empty_dir();
 	struct pa_report_opts ro = {.sz = sizeof(ro), .symfs = dir, .buildid_dir = dir,

@@ -55,10 +55,9 @@ struct dso_node {
 	struct dso_node *next_same_hash;
 };
 
-/* A queued event: a deep copy, so the file reader can move on. */
+/* A queued event: where the file reader cannot leave it in place (a
+ * pipe, a compressed record, a byte-swapped file), a deep copy. */
 struct qev {
-	uint64_t time;
-	uint64_t seq;
 	struct qchunk *chunk;
 	struct pa_event *full; /* non-sample records: a deep copy */
 	/* samples: only what sample consumers read */
@@ -69,7 +68,19 @@ struct qev {
 	uint16_t misc;
 	uint16_t branch_nr; /* opts.keep_branches: triples behind the chain */
 	struct qdwarf *dw; /* opts.keep_user_stacks: registers and stack */
-	uint64_t key;      /* sample_key(), made when queued */
+};
+
+/* An entry of the ordering queue. A sample of a mapped file in host byte
+ * order stays where it lies (raw: decoded again when delivered) instead
+ * of being copied: the copies' fresh memory, page faults included, was
+ * most of the time of ordering a frame-pointer recording (bench/README.md,
+ * "Queue entries in place"). Equal times keep their order of arrival:
+ * the merge that sorts the queue is stable. */
+struct qent {
+	uint64_t time;
+	uint64_t key;    /* sample_key(), made when queued (0: not a sample) */
+	const void *raw; /* the sample's record in the file, or NULL: q */
+	struct qev *q;
 };
 
 /* What DWARF unwinding needs of a sample, copied (the valid part of the
@@ -104,10 +115,9 @@ struct pa_session {
 	 * bench/README.md.) */
 
 	/* ---- reading and ordering */
-	struct qev **queue, **qtmp;
+	struct qent *queue, *qtmp;
 	size_t nq, capq;
 	struct qchunk *chunks, *cur_chunk;
-	uint64_t seq;
 	uint64_t max_timestamp, next_flush, last_flush;
 	uint64_t nr_unordered;
 	uint64_t input_pos; /* end of the last record read: the input so far */
@@ -242,13 +252,18 @@ static uint64_t sample_key(const struct pa_event *ev, const uint64_t *chain, uin
 	return h ? h : 1;
 }
 
+/* A sample's key, its call chain left out when the callback reads none. */
+static uint64_t own_key(const struct pa_session *s, const struct pa_event *ev)
+{
+	bool chain = !s->opts.no_callchains && ev->sample.callchain;
+	return sample_key(ev, chain ? ev->sample.callchain : NULL,
+	                  chain ? ev->sample.callchain_nr : 0);
+}
+
 uint64_t pa_session_sample_key(struct pa_session *s, const struct pa_event *ev)
 {
-	if (!s->cur_key) { /* delivered without the queue: as a queued copy has it */
-		bool chain = !s->opts.no_callchains && ev->sample.callchain;
-		s->cur_key = sample_key(ev, chain ? ev->sample.callchain : NULL,
-					chain ? ev->sample.callchain_nr : 0);
-	}
+	if (!s->cur_key) /* delivered without the queue */
+		s->cur_key = own_key(s, ev);
 	return s->cur_key;
 }
 
@@ -1098,10 +1113,8 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 	if (ev->type == PA_REC_SAMPLE && s->opts.keep_user_stacks &&
 	    copy_user_stack(&c->arena, &ev->sample, &q->dw))
 		return NULL;
-	q->time = ev->sample.time;
 	q->chunk = c;
 	q->full = NULL;
-	q->key = 0;
 	if (ev->type == PA_REC_SAMPLE) {
 		/* A compact copy: 12M samples must not mean 12M full events. */
 		const struct pa_sample *sm = &ev->sample;
@@ -1126,9 +1139,6 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 			q->callchain = cc;
 			q->callchain_nr = sm->callchain_nr;
 		}
-		/* made now, for pa_session_sample_key_ahead (from the file's
-		 * chain: the copy just written would stall the loads) */
-		q->key = sample_key(ev, chain ? sm->callchain : NULL, q->callchain_nr);
 	} else {
 		struct pa_event *e = pa_arena_alloc_raw(&c->arena, sizeof(*e));
 		if (!e || pa_event_keep(&c->arena, e, ev))
@@ -1141,10 +1151,18 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 
 static int enqueue(struct pa_session *s, const struct pa_event *ev)
 {
-	struct qev *q = make_qev(s, ev);
-	if (!q)
-		return -ENOMEM;
-	q->seq = s->seq++;
+	struct qent e = {.time = ev->sample.time};
+	if (ev->type == PA_REC_SAMPLE && ev->raw) {
+		e.raw = ev->raw;
+	} else {
+		e.q = make_qev(s, ev);
+		if (!e.q)
+			return -ENOMEM;
+	}
+	/* made now, for pa_session_sample_key_ahead (from the file's chain,
+	 * which a copy's would stall the loads of) */
+	if (ev->type == PA_REC_SAMPLE && s->opts.keys_ahead)
+		e.key = own_key(s, ev);
 	if (s->nq == s->capq) {
 		size_t cap = s->capq ? s->capq * 2 : 4096;
 		void *p = realloc(s->queue, cap * sizeof(*s->queue));
@@ -1157,18 +1175,46 @@ static int enqueue(struct pa_session *s, const struct pa_event *ev)
 			return -ENOMEM;
 		s->capq = cap;
 	}
-	s->queue[s->nq++] = q;
-	if (q->time < s->last_flush)
+	s->queue[s->nq++] = e;
+	if (e.time < s->last_flush)
 		s->nr_unordered++;
-	if (q->time > s->max_timestamp)
-		s->max_timestamp = q->time;
+	if (e.time > s->max_timestamp)
+		s->max_timestamp = e.time;
 	return 0;
+}
+
+/* A sample decoded again from the file, with what the options drop from
+ * a copy dropped here too, so both look alike to the callback. */
+static int deliver_raw(struct pa_session *s, const struct qent *e, struct pa_event *ev)
+{
+	struct pa_err err;
+	int r = pa_file_decode_raw(s->file, e->raw, ev, &err);
+	if (r)
+		return r;
+	struct pa_sample *sm = &ev->sample;
+	if (s->opts.no_callchains) {
+		sm->callchain = NULL;
+		sm->callchain_nr = 0;
+	}
+	if (!s->opts.keep_branches) {
+		sm->branch.nr = 0;
+		sm->branch.entries = NULL;
+	}
+	if (!s->opts.keep_user_stacks) {
+		memset(&sm->user_regs, 0, sizeof(sm->user_regs));
+		memset(&sm->user_stack, 0, sizeof(sm->user_stack));
+	}
+	s->cur_key = e->key;
+	r = deliver(s, ev);
+	s->cur_key = 0;
+	return r;
 }
 
 /* ev: a sample event the caller zeroed once; only what a compact copy
  * holds is set here (zeroing 400-odd bytes per sample costs more). */
-static int deliver_queued(struct pa_session *s, const struct qev *q, struct pa_event *ev)
+static int deliver_queued(struct pa_session *s, const struct qent *e, struct pa_event *ev)
 {
+	const struct qev *q = e->q;
 	if (q->full)
 		return deliver(s, q->full);
 	ev->type = PA_REC_SAMPLE;
@@ -1178,7 +1224,7 @@ static int deliver_queued(struct pa_session *s, const struct qev *q, struct pa_e
 	ev->sample.ip = q->ip;
 	ev->sample.addr = q->addr;
 	ev->sample.id = q->id;
-	ev->sample.time = q->time;
+	ev->sample.time = e->time;
 	ev->sample.period = q->period;
 	ev->sample.pid = q->pid;
 	ev->sample.tid = q->tid;
@@ -1199,39 +1245,35 @@ static int deliver_queued(struct pa_session *s, const struct qev *q, struct pa_e
 		ev->sample.user_stack.dyn_size = d ? d->dyn_size : 0;
 		ev->sample.user_stack.units_reversed = d && d->units_reversed;
 	}
-	s->cur_key = q->key;
+	s->cur_key = e->key;
 	int r = deliver(s, ev);
 	s->cur_key = 0;
 	return r;
 }
 
-static bool qev_before(const struct qev *x, const struct qev *y)
-{
-	return x->time < y->time || (x->time == y->time && x->seq < y->seq);
-}
-
 /* The queue is a few sorted runs (what is left of the last round, then
  * one run per CPU buffer of this one): a natural merge sort takes
- * O(n log runs) instead of a full sort's O(n log n). */
+ * O(n log runs) instead of a full sort's O(n log n). It is stable, so
+ * events of equal time keep their order of arrival, as perf's do. */
 static void sort_queue(struct pa_session *s)
 {
-	struct qev **a = s->queue, **t = s->qtmp;
+	struct qent *a = s->queue, *t = s->qtmp;
 	size_t n = s->nq;
 	for (;;) {
 		size_t runs = 0, i = 0, out = 0;
 		while (i < n) {
 			size_t m = i + 1;
-			while (m < n && !qev_before(a[m], a[m - 1]))
+			while (m < n && a[m].time >= a[m - 1].time)
 				m++;
 			size_t e = m;
 			if (m < n) {
 				e = m + 1;
-				while (e < n && !qev_before(a[e], a[e - 1]))
+				while (e < n && a[e].time >= a[e - 1].time)
 					e++;
 			}
 			size_t l = i, r = m;
 			while (l < m && r < e)
-				t[out++] = qev_before(a[r], a[l]) ? a[r++] : a[l++];
+				t[out++] = a[r].time < a[l].time ? a[r++] : a[l++];
 			while (l < m)
 				t[out++] = a[l++];
 			while (r < e)
@@ -1239,7 +1281,7 @@ static void sort_queue(struct pa_session *s)
 			runs++;
 			i = e;
 		}
-		struct qev **x = a;
+		struct qent *x = a;
 		a = t;
 		t = x;
 		if (runs <= 1)
@@ -1283,14 +1325,18 @@ static int flush_queue(struct pa_session *s, uint64_t limit)
 	sort_queue(s);
 	size_t i = 0;
 	int ret = 0;
-	struct pa_event ev = {0};
-	while (i < s->nq && s->queue[i]->time <= limit) {
-		struct qev *q = s->queue[i++];
-		s->last_flush = q->time;
+	struct pa_event ev = {0}, rev = {0};
+	while (i < s->nq && s->queue[i].time <= limit) {
+		const struct qent *e = &s->queue[i++];
+		s->last_flush = e->time;
 		size_t k = i - 1 + KEY_AHEAD;
-		s->ahead_key = k < s->nq && s->queue[k]->time <= limit ? s->queue[k]->key : 0;
-		ret = deliver_queued(s, q, &ev);
-		chunk_put(s, q->chunk);
+		s->ahead_key = k < s->nq && s->queue[k].time <= limit ? s->queue[k].key : 0;
+		if (e->raw) {
+			ret = deliver_raw(s, e, &rev);
+		} else {
+			ret = deliver_queued(s, e, &ev);
+			chunk_put(s, e->q->chunk);
+		}
 		if (ret)
 			break;
 	}

@@ -102,6 +102,10 @@ struct pa_session_opts {
 	 * resolves it when it needs to, e.g. not when it has the ip cached;
 	 * DSO hit marks are then the callback's to set. */
 	bool lazy_sample_loc;
+	/* The callback reads pa_session_sample_key_ahead(): each sample's key
+	 * is made when it is queued (else only when asked for, and none is
+	 * told ahead). */
+	bool keys_ahead;
 	/* Told how far the work is, on the calling thread: every 65536
 	 * events delivered and once when the input is read to its end
 	 * (done): the input consumed so far (pa_session_input_pos) and the

@@ -712,6 +712,62 @@ static void test_file_be(void **state)
 	read_file_mode(true, true);
 }
 
+/* ev->raw is set exactly where the record stays in place (a mapped file in
+ * host byte order), and pa_file_decode_raw() gives back what
+ * pa_file_next() gave, after later records were read. */
+static void read_raw(bool be, bool no_mmap)
+{
+	size_t data_size;
+	struct wbuf b = build_file(be, &data_size);
+	char *path;
+	struct pa_file *f = open_read(&b, no_mmap, &path);
+	bool in_place = !no_mmap && be == HOST_BE;
+	struct pa_event ev, again;
+	struct pa_err err = {0};
+	const void *raw[LOG_MAX];
+	struct pa_event seen[LOG_MAX];
+	unsigned n = 0;
+	while (n < LOG_MAX && pa_file_next(f, &ev, &err) == 1) {
+		assert_true((ev.raw != NULL) == in_place);
+		raw[n] = ev.raw;
+		seen[n++] = ev;
+	}
+	assert_true(n >= 4);
+	for (unsigned i = 0; i < n && in_place; i++) {
+		memset(&again, 0xa5, sizeof(again));
+		assert_int_equal(pa_file_decode_raw(f, raw[i], &again, &err), 0);
+		assert_ptr_equal(again.raw, raw[i]);
+		assert_int_equal(again.type, seen[i].type);
+		assert_int_equal(again.misc, seen[i].misc);
+		assert_int_equal(again.size, seen[i].size);
+		assert_int_equal(again.offset, seen[i].offset);
+		assert_ptr_equal(again.evsel, seen[i].evsel);
+		if (again.type != PA_REC_SAMPLE)
+			continue;
+		assert_int_equal(again.sample.ip, T_IP);
+		assert_int_equal(again.sample.pid, T_PID);
+		assert_int_equal(again.sample.tid, T_TID);
+		assert_int_equal(again.sample.time, T_TIME);
+		assert_int_equal(again.sample.period, T_PERIOD);
+		assert_int_equal(again.sample.callchain_nr, 3);
+		for (int k = 0; k < 3; k++)
+			assert_int_equal(again.sample.callchain[k], t_chain[k]);
+	}
+	/* anything else is refused, not read */
+	uint64_t outside = 0;
+	assert_true(pa_file_decode_raw(f, &outside, &again, &err) < 0);
+	close_buf(f, path);
+	free(b.p);
+}
+
+static void test_decode_raw(void **state)
+{
+	(void)state;
+	for (int be = 0; be <= 1; be++)
+		for (int no_mmap = 0; no_mmap <= 1; no_mmap++)
+			read_raw(be, no_mmap);
+}
+
 /* A pipe-mode file b (build_pipe()'s records), read back. */
 static void read_pipe_buf(struct wbuf b, bool be, bool no_mmap, const struct tattr *t, size_t n)
 {
@@ -2051,17 +2107,29 @@ int main(int argc, char **argv)
 {
 	g_testdata = argc > 1 ? argv[1] : NULL;
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_flags_single),     cmocka_unit_test(test_flags_precise_ip),
-	    cmocka_unit_test(test_flags_bytes),      cmocka_unit_test(test_flags_native_compiler),
-	    cmocka_unit_test(test_file_le),          cmocka_unit_test(test_file_be),
-	    cmocka_unit_test(test_pipe_le),          cmocka_unit_test(test_pipe_be),
-	    cmocka_unit_test(test_pipe_cros),        cmocka_unit_test(test_truncated_le),
-	    cmocka_unit_test(test_truncated_be),     cmocka_unit_test(test_sample_chain_bounds),
-	    cmocka_unit_test(test_attr_sizes),       cmocka_unit_test(test_perffile_legacy),
-	    cmocka_unit_test(test_build_id_layouts), cmocka_unit_test(test_feature_bitmap_words),
-	    cmocka_unit_test(test_compressed_whole), cmocka_unit_test(test_compressed_split),
-	    cmocka_unit_test(test_compressed_three), cmocka_unit_test(test_compressed_big),
-	    cmocka_unit_test(test_compressed_cut),   cmocka_unit_test(test_sample_layouts),
+	    cmocka_unit_test(test_flags_single),
+	    cmocka_unit_test(test_flags_precise_ip),
+	    cmocka_unit_test(test_flags_bytes),
+	    cmocka_unit_test(test_flags_native_compiler),
+	    cmocka_unit_test(test_file_le),
+	    cmocka_unit_test(test_file_be),
+	    cmocka_unit_test(test_decode_raw),
+	    cmocka_unit_test(test_pipe_le),
+	    cmocka_unit_test(test_pipe_be),
+	    cmocka_unit_test(test_pipe_cros),
+	    cmocka_unit_test(test_truncated_le),
+	    cmocka_unit_test(test_truncated_be),
+	    cmocka_unit_test(test_sample_chain_bounds),
+	    cmocka_unit_test(test_attr_sizes),
+	    cmocka_unit_test(test_perffile_legacy),
+	    cmocka_unit_test(test_build_id_layouts),
+	    cmocka_unit_test(test_feature_bitmap_words),
+	    cmocka_unit_test(test_compressed_whole),
+	    cmocka_unit_test(test_compressed_split),
+	    cmocka_unit_test(test_compressed_three),
+	    cmocka_unit_test(test_compressed_big),
+	    cmocka_unit_test(test_compressed_cut),
+	    cmocka_unit_test(test_sample_layouts),
 	    cmocka_unit_test(test_user_stack_units),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,8 +81,10 @@ static void collect_opts(const char *name, enum mode m, bool no_chain, struct ru
 	struct pa_err err = {0};
 	struct pa_file *f = pa_file_open(path, NULL, &err);
 	assert_non_null(f);
-	struct pa_session_opts o = {
-	    .sz = sizeof(o), .unordered = m == UNORDERED, .no_callchains = no_chain};
+	struct pa_session_opts o = {.sz = sizeof(o),
+	                            .unordered = m == UNORDERED,
+	                            .no_callchains = no_chain,
+	                            .keys_ahead = true};
 	struct pa_session *s = pa_session_new(f, &o, &err);
 	assert_non_null(s);
 	memset(r, 0, sizeof(*r));
