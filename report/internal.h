@@ -2,9 +2,9 @@
  *
  * Data flow: samples stream in (report.c); each sample's ip becomes a
  * "loc" (a unique DSO, map-relative address, level) and, when call chains
- * are kept, its chain becomes a node of the raw stack trie (stack.c: one
- * node per unique (parent node, frame loc)); samples are summed in buckets
- * keyed by (event, thread, comm, cpu, ip loc, stack node). After the stream
+ * are kept, its chain becomes a raw stack (stack.c: each unique chain of
+ * frame locs kept once, numbered); samples are summed in buckets keyed by
+ * (event, thread, comm, cpu, ip loc, stack). After the stream
  * every loc is symbolized once; the report then works on buckets only:
  * rows for --no-children -g none (print.c), perf's hist entries with their
  * call-graph trees (callgraph.c), or unique folded stacks (stack.c).
@@ -18,13 +18,8 @@
 #include "report.h"
 #include "resolver/resolver.h"
 
-
-
-
-
-/* The raw stack trie (pa_trie): node 0 is the empty stack; a node's path
- * from the root is a call chain from its outermost entry to the sampled
- * leaf, each node's value a loc. */
+/* The raw stacks (pa_seqset): stack 0 is the empty chain; a stack is a
+ * call chain's locs from the sampled leaf to its outermost entry. */
 
 struct bucket_slot {
 	uint32_t tag, id; /* id: bucket + 1, 0 = empty */
@@ -36,7 +31,7 @@ struct bucket {
 	uint64_t period, count;
 	uint32_t cpu;
 	uint32_t loc;
-	/* raw stack trie node (0 without call chains); in branch mode the
+	/* raw stack (0 without call chains); in branch mode the
 	 * entry's branch (branch.c: pa_branch_pair) */
 	uint32_t stack;
 	uint16_t evsel;
@@ -97,11 +92,11 @@ struct pa_report {
 	struct bucket_slot *bucket_table; /* hash tags inline */
 	size_t bucket_table_cap;
 
-	/* raw stack trie */
+	/* raw stacks */
 	bool chains; /* call chains are kept */
 	bool need_cpu; /* chain mode: the cpu is part of the bucket key */
 	int first_evsel; /* evsel of the first sample kept, -1 before */
-	struct pa_trie stacks;
+	struct pa_seqset stacks;
 	uint32_t *frames; /* scratch: one chain's frame locs */
 	size_t cap_frames;
 
@@ -143,7 +138,7 @@ struct pa_report {
 	struct pa_branches *br;
 	const char *mp_last; /* the mispredict cell printed last */
 
-	/* Bytes of the growing tables (locs, buckets, stack trie, call-graph
+	/* Bytes of the growing tables (locs, buckets, raw stacks, call-graph
 	 * entries), counted against the session's memory cap: atomic, as the
 	 * stream's second thread grows some of them. */
 	_Atomic uint64_t mem;
@@ -224,17 +219,18 @@ static inline struct pa_loc *pa_report_locs(const struct pa_report *r)
 }
 
 /* stack.c */
-/* The trie node of a chain of frame locs given leaf first (stream thread). */
-int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint32_t *node);
-/* The trie node below parent for loc (made when new). */
-int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t *out);
-/* Fetch the table slot pa_stack_child() of (parent, loc) will look at. */
-void pa_stack_prefetch_child(const struct pa_report *r, uint32_t parent, uint32_t loc);
-/* The chain of a stack node, leaf first (perf's callee order), each
+/* The stack id of a chain of n frame locs given leaf first, made when new
+ * (stream thread); h: pa_stack_hash() of it. Stack 0 is the empty chain. */
+uint64_t pa_stack_hash(const uint32_t *frames, uint32_t n);
+int pa_stack_insert(struct pa_report *r, const uint32_t *frames, uint32_t n, uint64_t h,
+                    uint32_t *id);
+/* Fetch the table slot pa_stack_insert() of a chain of hash h looks at. */
+void pa_stack_prefetch(const struct pa_report *r, uint64_t h);
+/* The chain of a stack, leaf first (perf's callee order), each
  * location with inline frames replaced by them (the resolver's inline
  * frames, made only with perf's --inline, for unwound entries). Returns
  * the number of frames written to r->frames (grown as needed), or -ENOMEM. */
-int pa_stack_frames(struct pa_report *r, uint32_t node);
+int pa_stack_frames(struct pa_report *r, uint32_t id);
 /* The location's id (resolver.h), made when new. */
 int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, uint64_t ip,
 			 char level, unsigned flags, uint32_t *out);

@@ -309,7 +309,7 @@ void pa_report_free(struct pa_report *r)
 	free(r->total_period);
 	free(r->total_samples);
 	pa_stream_free(r);
-	pa_trie_release(&r->stacks);
+	pa_seqset_release(&r->stacks);
 	free(r->frames);
 	pa_cg_free(r);
 	if (r->has_parent_re)
@@ -491,10 +491,10 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	/* what only the stream needed */
 	pa_stream_free(r);
-	size_t trie_before = pa_trie_bytes(&r->stacks);
-	pa_trie_drop_table(&r->stacks);
-	pa_report_mem_grew(r, r->bucket_table_cap * sizeof(*r->bucket_table) + trie_before,
-			   pa_trie_bytes(&r->stacks));
+	size_t stacks_before = pa_seqset_bytes(&r->stacks);
+	pa_seqset_drop_table(&r->stacks);
+	pa_report_mem_grew(r, r->bucket_table_cap * sizeof(*r->bucket_table) + stacks_before,
+	                   pa_seqset_bytes(&r->stacks));
 	free(r->fast);
 	free(r->bucket_table);
 	r->fast = NULL;

@@ -4,8 +4,8 @@
  * Invariants: samples are aggregated as they stream by into buckets keyed
  * by (event, thread, comm, cpu, location[, stack]); a location is a unique
  * (DSO, map-relative address, level[, raw ip]) and is symbolized once,
- * after the stream. With call chains, each chain is a node of a stack trie
- * (one node per unique (parent, location)); no allocation per sample. Rows
+ * after the stream. With call chains, each unique chain of locations is kept
+ * once, whole; no allocation per sample. Rows
  * and hist entries are built from buckets by the sort keys, then ordered
  * like perf, whose rb-trees are replayed where its comparators are not
  * orders. Comparators are pure.

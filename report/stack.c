@@ -1,12 +1,12 @@
-/* stack.c - the raw stack trie, and unique stacks as folded lines.
+/* stack.c - the raw stacks, and unique stacks as folded lines.
  *
- * While samples stream, a call chain becomes a node of the trie: its
- * entries are resolved the way perf's machine__resolve_callchain does
- * (cpumode switches at the PERF_CONTEXT_* markers, which are not frames; a
- * marker perf does not know empties the chain), each (thread, cpumode, ip)
- * is mapped to a loc once per address-space generation through a small
- * cache, and each unique (parent node, loc) is one node: 8 bytes, no
- * allocation per sample.
+ * While samples stream, a call chain becomes a stack id: its entries are
+ * resolved the way perf's machine__resolve_callchain does (cpumode
+ * switches at the PERF_CONTEXT_* markers, which are not frames; a marker
+ * perf does not know empties the chain), each (thread, cpumode, ip) is
+ * mapped to a loc once per address-space generation through a small
+ * cache, and each unique chain of locs is kept once, whole (util.h,
+ * pa_seqset): no allocation per sample.
  *
  * Afterwards, pa_report_foreach_stack() turns each bucket's stack into the
  * frames `perf script | stackcollapse-perf.pl` prints, merges equal lines
@@ -19,36 +19,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the raw trie -------------------------------------------------------- */
+/* ---- the raw stacks ----------------------------------------------------- */
 
-void pa_stack_prefetch_child(const struct pa_report *r, uint32_t parent, uint32_t loc)
+/* (Each chain is kept whole, once, in a set of sequences, found by a hash
+ * of it: a trie of (parent, loc) nodes, each chain's path looked up node
+ * by node from the outermost caller, cost a table probe, mostly a cache
+ * miss, per frame, and deep chains cut by --max-stack share no prefix
+ * from the root: a deep C++ recording made ~75 new nodes a record, a third
+ * of the default report's time (bench/README.md, "Stacks kept whole").) */
+
+uint64_t pa_stack_hash(const uint32_t *frames, uint32_t n)
 {
-	pa_trie_prefetch(&r->stacks, parent, loc);
+	return pa_seqset_hash(frames, n);
 }
 
-int pa_stack_child(struct pa_report *r, uint32_t parent, uint32_t loc, uint32_t *out)
+void pa_stack_prefetch(const struct pa_report *r, uint64_t h)
 {
-	size_t before = pa_trie_bytes(&r->stacks);
-	int ret = pa_trie_child(&r->stacks, parent, loc, out);
-	pa_report_mem_grew(r, before, pa_trie_bytes(&r->stacks));
+	pa_seqset_prefetch(&r->stacks, h);
+}
+
+int pa_stack_insert(struct pa_report *r, const uint32_t *frames, uint32_t n, uint64_t h,
+                    uint32_t *id)
+{
+	size_t before = pa_seqset_bytes(&r->stacks);
+	uint32_t empty;
+	int ret = 0;
+	if (!r->stacks.nr) /* stack 0: the empty chain */
+		ret = pa_seqset_add(&r->stacks, NULL, 0, &empty);
+	if (!ret)
+		ret = pa_seqset_add_hashed(&r->stacks, frames, n, h, id);
+	pa_report_mem_grew(r, before, pa_seqset_bytes(&r->stacks));
 	return ret;
 }
 
-
-/* The trie node of a chain of frame locs given leaf first. */
-int pa_stack_insert(struct pa_report *r, const uint32_t *frames, size_t n, uint32_t *node)
+int pa_stack_frames(struct pa_report *r, uint32_t id)
 {
-	uint32_t cur = 0;
-	while (n--)
-		if (pa_stack_child(r, cur, frames[n], &cur))
-			return -ENOMEM;
-	*node = cur;
-	return 0;
-}
-
-int pa_stack_frames(struct pa_report *r, uint32_t node)
-{
-	return pa_resolver_chain_frames(r->res, &r->stacks, node, &r->frames, &r->cap_frames);
+	if (id >= r->stacks.nr)
+		return 0; /* the empty chain, never added */
+	uint32_t n;
+	const uint32_t *v = pa_seqset_get(&r->stacks, id, &n);
+	return pa_resolver_chain_frames(r->res, v, n, &r->frames, &r->cap_frames);
 }
 
 /* ---- folded names -------------------------------------------------------- */

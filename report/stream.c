@@ -21,13 +21,13 @@
  * the cache on most samples otherwise).
  *
  * Stage 2 turns records into buckets: a cache of recent (record key ->
- * bucket) pairs, where hits only add to the cached slot, then the stack
- * trie and the bucket table for the rest. It touches only report-owned
+ * bucket) pairs, where hits only add to the cached slot, then the raw
+ * stacks and the bucket table for the rest. It touches only report-owned
  * data, so with two CPUs it can run on a second thread, fed by batches of
  * records, once they come often; the order of records, hence of buckets,
  * is the stream's. Its tables are bigger than the caches too: a record's
- * key slot is fetched a few records ahead, the trie slot of the next
- * record's first lookup while this one finishes, and a record's bucket is
+ * key slot is fetched a few records ahead, the stack table slot of the
+ * next record while this one finishes, and a record's bucket is
  * looked up after the next record's stack (the table slot fetched
  * meanwhile), still in record order.
  *
@@ -45,8 +45,6 @@
 #define NBATCH       8
 #define KEY_SLOTS    16384
 #define KEY_MAX      24
-#define MEMO_SLOTS   64  /* threads whose last trie path is remembered */
-#define MEMO_DEPTH   128 /* ... from the outermost caller */
 #define SAMPLE_SLOTS 16384
 #define SAMPLE_RAW   5 /* call-chain entries a cached sample may have */
 
@@ -81,15 +79,6 @@ struct sample_slot {
 } __attribute__((aligned(64)));
 _Static_assert(sizeof(struct sample_slot) == 128, "a sample slot is two cache lines");
 
-/* The path a thread's last record took down the stack trie, root first
- * (stage 2). */
-struct path_memo {
-	const void *thread;
-	uint32_t n;
-	uint32_t loc[MEMO_DEPTH];
-	uint32_t node[MEMO_DEPTH]; /* the node after loc[0..k] */
-};
-
 /* A record's key -> its bucket; hits are summed here first. */
 struct key_slot {
 	uint64_t hash;
@@ -118,7 +107,10 @@ struct pa_stream {
 
 	/* stage 2 */
 	struct key_slot *keys;
-	struct path_memo *path_memo;
+	/* the next record's stack hash, made while this one's bucket was
+	 * found (its table slot fetched meanwhile) */
+	const struct rec *pre_rec;
+	uint64_t pre_hash;
 
 	/* the hand-over: stage 2 gets a thread of its own once records come
 	 * often enough to pay for it (see stage2_busy) */
@@ -157,66 +149,23 @@ static void flush_slot(struct pa_report *r, struct key_slot *ks)
 	}
 }
 
-static struct path_memo *path_memo_of(struct pa_stream *st, const void *thread)
+/* The stack id of rc's frames, by the hash stack_prefetch() made of them
+ * when it did. */
+static int stack_insert(struct pa_report *r, const struct rec *rc, uint32_t *out)
 {
-	return &st->path_memo[pa_hash64((uint64_t)(uintptr_t)thread) & (MEMO_SLOTS - 1)];
+	struct pa_stream *st = r->stream;
+	const uint32_t *fr = (const uint32_t *)(rc + 1);
+	uint64_t h = st->pre_rec == rc ? st->pre_hash : pa_stack_hash(fr, rc->n);
+	return pa_stack_insert(r, fr, rc->n, h, out);
 }
 
-/* How far frames (leaf first) agree, from the root, with the path of the
- * thread's last record; *node: the trie node there (0: the root). */
-static uint32_t memo_prefix(const struct path_memo *pm, const void *thread, const uint32_t *fr,
-                            uint32_t n, uint32_t *node)
-{
-	uint32_t k = 0, cur = 0;
-	if (pm->thread == thread)
-		for (; k < n && k < pm->n && fr[n - 1 - k] == pm->loc[k]; k++)
-			cur = pm->node[k];
-	*node = cur;
-	return k;
-}
-
-/* The trie node of frames (leaf first), going down the path of the
- * thread's last record as far as the two agree from the root. */
-static int stack_insert(struct pa_report *r, const void *thread, const uint32_t *fr, uint32_t n,
-                        uint32_t *out)
-{
-	struct path_memo *pm = path_memo_of(r->stream, thread);
-	uint32_t cur, k = memo_prefix(pm, thread, fr, n, &cur);
-	pm->thread = thread;
-	bool fetched = false;
-	for (; k < n; k++) {
-		size_t nodes = r->stacks.nr;
-		if (pa_stack_child(r, cur, fr[n - 1 - k], &cur)) {
-			pm->thread = NULL;
-			return -ENOMEM;
-		}
-		if (!fetched && r->stacks.nr != nodes) {
-			/* a new node has no children: the rest of the chain is
-			 * new nodes with the next ids, whose slots can all be
-			 * fetched now instead of one after the other */
-			fetched = true;
-			for (uint32_t j = k + 1, id = cur; j < n && j < k + 9; j++, id++)
-				pa_stack_prefetch_child(r, id, fr[n - 1 - j]);
-		}
-		if (k < MEMO_DEPTH) {
-			pm->loc[k] = fr[n - 1 - k];
-			pm->node[k] = cur;
-		}
-	}
-	pm->n = n < MEMO_DEPTH ? n : MEMO_DEPTH;
-	*out = cur;
-	return 0;
-}
-
-/* Fetch the trie slot the first lookup of rc's stack will need, as far
- * as the thread's path memo tells now. */
+/* Hash rc's stack and fetch the table slot its lookup will need. */
 static void stack_prefetch(struct pa_report *r, const struct rec *rc)
 {
-	const uint32_t *fr = (const uint32_t *)(rc + 1);
-	uint32_t cur, n = rc->n;
-	uint32_t k = memo_prefix(path_memo_of(r->stream, rc->thread), rc->thread, fr, n, &cur);
-	if (k < n)
-		pa_stack_prefetch_child(r, cur, fr[n - 1 - k]);
+	struct pa_stream *st = r->stream;
+	st->pre_rec = rc;
+	st->pre_hash = pa_stack_hash((const uint32_t *)(rc + 1), rc->n);
+	pa_stack_prefetch(r, st->pre_hash);
 }
 
 /* A record whose stack is known and whose bucket is looked up after the
@@ -284,7 +233,7 @@ static int consume(struct pa_report *r, const struct rec *rc, uint64_t h, const 
 		flush_slot(r, ks);
 	}
 	uint32_t stack = 0;
-	if (rc->n && stack_insert(r, rc->thread, fr, rc->n, &stack))
+	if (rc->n && stack_insert(r, rc, &stack))
 		return -ENOMEM;
 	uint64_t bh =
 	    pa_report_bucket_hash(rc->evsel, rc->thread, rc->comm, rc->kcpu, rc->sloc, stack);
@@ -330,6 +279,7 @@ static int consume_batch(struct pa_report *r, const struct batch *b)
 		ring[k] = hash_ahead(st, b, &ahead);
 	unsigned k = 0;
 	struct pending p = {0};
+	st->pre_rec = NULL; /* (batches reuse their buffers) */
 	for (size_t off = 0; off < b->used; k = (k + 1) % KEYS_AHEAD) {
 		const struct rec *rc = (const struct rec *)(b->buf + off);
 		uint64_t h = ring[k];
@@ -624,9 +574,7 @@ int pa_stream_start(struct pa_report *r)
 		memset(st->samples_cache, 0, SAMPLE_SLOTS * sizeof(*st->samples_cache));
 	st->chainer = pa_chainer_new(r->res, r->cg.max_stack, r->cg.caller);
 	st->keys = calloc(KEY_SLOTS, sizeof(*st->keys));
-	st->path_memo = calloc(MEMO_SLOTS, sizeof(*st->path_memo));
-	if (!st->samples_cache || !st->chainer || !st->keys ||
-	    !st->path_memo)
+	if (!st->samples_cache || !st->chainer || !st->keys)
 		return -ENOMEM;
 	for (size_t i = 0; i < KEY_SLOTS; i++)
 		st->keys[i].n = UINT16_MAX; /* never matches */
@@ -693,7 +641,6 @@ void pa_stream_free(struct pa_report *r)
 	free(st->samples_cache);
 	pa_chainer_free(st->chainer);
 	free(st->keys);
-	free(st->path_memo);
 	free(st->tmp);
 	free(st);
 	r->stream = NULL;

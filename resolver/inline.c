@@ -102,22 +102,21 @@ int pa_resolver_add_inlines(struct pa_resolver *r)
 	return ret;
 }
 
-int pa_resolver_chain_frames(const struct pa_resolver *r, const struct pa_trie *t, uint32_t node,
+int pa_resolver_chain_frames(const struct pa_resolver *r, const uint32_t *ids, uint32_t nr,
                              uint32_t **frames, size_t *cap)
 {
 	const struct pa_loc *locs = r->locs;
-	const struct pa_trie_node *nodes = t->nodes;
 	size_t n = 0;
-	for (uint32_t i = node; i; i = nodes[i].parent)
-		n += locs[nodes[i].value].nr_inl ? locs[nodes[i].value].nr_inl : 1;
+	for (uint32_t i = 0; i < nr; i++)
+		n += locs[ids[i]].nr_inl ? locs[ids[i]].nr_inl : 1;
 	if (pa_grow(frames, cap, n + 1, sizeof(**frames), 256))
 		return -ENOMEM;
 	uint32_t *fr = *frames;
 	n = 0;
-	for (uint32_t i = node; i; i = nodes[i].parent) {
-		const struct pa_loc *l = &locs[nodes[i].value];
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct pa_loc *l = &locs[ids[i]];
 		if (!l->nr_inl)
-			fr[n++] = nodes[i].value;
+			fr[n++] = ids[i];
 		for (uint32_t k = 0; k < l->nr_inl; k++)
 			fr[n++] = r->inl[l->inl + k];
 	}

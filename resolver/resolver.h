@@ -141,11 +141,9 @@ const char *pa_resolver_ip_srcline(struct pa_resolver *r, const struct pa_loc *l
 /* The locations' inline frames: a location l stands for the ids
  * pa_resolver_inlines(r)[l->inl, l->inl + l->nr_inl). */
 const uint32_t *pa_resolver_inlines(const struct pa_resolver *r);
-/* A call chain kept as a node of a trie of location ids (util.h,
- * pa_trie; the path from the root outermost first), leaf first, each
- * location replaced by its inline frames: into *frames, grown as needed.
- * How many, or -ENOMEM. */
-int pa_resolver_chain_frames(const struct pa_resolver *r, const struct pa_trie *t, uint32_t node,
+/* A call chain of n location ids, leaf first, each location replaced by
+ * its inline frames: into *frames, grown as needed. How many, or -ENOMEM. */
+int pa_resolver_chain_frames(const struct pa_resolver *r, const uint32_t *locs, uint32_t n,
                              uint32_t **frames, size_t *cap);
 void pa_resolver_abort(struct pa_resolver *r);
 

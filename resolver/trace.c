@@ -25,7 +25,7 @@ struct trec {
 	int32_t pid, tid;
 	uint32_t cpu;
 	uint32_t loc;
-	uint32_t n; /* its call chain's trie node (REC_SIDE: the side record's index) */
+	uint32_t n; /* its call chain's id in chains (REC_SIDE: the side record's index) */
 	const char *comm;
 	uint64_t time, period, ip, addr;
 };
@@ -46,7 +46,7 @@ struct pa_trace {
 	struct trec **chunks;
 	size_t nr_chunks, cap_chunks;
 	uint64_t nr_recs;
-	struct pa_trie chains; /* values: location ids */
+	struct pa_seqset chains; /* location ids, leaf first */
 	uint32_t *chain;       /* one sample's, leaf first */
 	size_t cap_chain;
 	struct pa_event *sides;
@@ -92,7 +92,7 @@ void pa_trace_free(struct pa_trace *t)
 	for (size_t i = 0; i < t->nr_chunks; i++)
 		free(t->chunks[i]);
 	free(t->chunks);
-	pa_trie_release(&t->chains);
+	pa_seqset_release(&t->chains);
 	free(t->chain);
 	free(t->sides);
 	free(t->frames);
@@ -174,15 +174,10 @@ static int keep_branches(struct pa_trace *t, struct pa_thread *th, const struct 
 	return 0;
 }
 
-/* The trie node of a chain given leaf first. */
+/* The id of a chain given leaf first, kept once. */
 static int chain_node(struct pa_trace *t, const uint32_t *fr, uint32_t n, uint32_t *node)
 {
-	uint32_t cur = 0;
-	while (n--)
-		if (pa_trie_child(&t->chains, cur, fr[n], &cur))
-			return -ENOMEM;
-	*node = cur;
-	return 0;
+	return pa_seqset_add(&t->chains, fr, n, node) ? -ENOMEM : 0;
 }
 
 static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
@@ -294,7 +289,7 @@ int pa_trace_run(struct pa_trace *t, struct pa_err *err)
 	if ((ret = br_mark(t)) ||
 	    (ret = pa_resolver_symbolize(t->r, t->opts.srclines, !t->opts.no_inline)))
 		return pa_err_set(err, ret, "out of memory");
-	pa_trie_drop_table(&t->chains);
+	pa_seqset_drop_table(&t->chains);
 	return 0;
 }
 
@@ -335,8 +330,10 @@ int pa_trace_foreach(struct pa_trace *t, pa_trace_sample_fn fn, pa_trace_side_fn
 		                             .cpumode = rc->cpumode,
 		                             .loc = rc->loc};
 		/* (without inline frames, no location has any: symbolize made none) */
-		if ((ret = pa_resolver_chain_frames(t->r, &t->chains, rc->n, &t->frames,
-		                                    &t->cap_frames)) < 0)
+		uint32_t nc;
+		const uint32_t *chain = pa_seqset_get(&t->chains, rc->n, &nc);
+		if ((ret = pa_resolver_chain_frames(t->r, chain, nc, &t->frames, &t->cap_frames)) <
+		    0)
 			return ret;
 		sm.nr_frames = (uint32_t)ret;
 		sm.frames = t->frames;

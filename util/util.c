@@ -539,9 +539,37 @@ static uint64_t seq_hash_of(void *ctx, uint32_t i)
 	return ((struct pa_seqset *)ctx)->seqs[i].hash;
 }
 
+/* Two values a step, in two lanes (the multiplies of one overlap the
+ * other's): a call stack of 100 frames is hashed in ~100 cycles. */
+uint64_t pa_seqset_hash(const uint32_t *v, uint32_t n)
+{
+	uint64_t a = 0x9e3779b97f4a7c15ull ^ n, b = 0xc2b2ae3d27d4eb4full;
+	uint32_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		a = (a ^ (v[i] | (uint64_t)v[i + 1] << 32)) * 0xff51afd7ed558ccdull;
+		b = (b ^ (v[i + 2] | (uint64_t)v[i + 3] << 32)) * 0xc4ceb9fe1a85ec53ull;
+		a ^= a >> 29;
+		b ^= b >> 31;
+	}
+	for (; i < n; i++)
+		a = (a ^ v[i]) * 0xff51afd7ed558ccdull;
+	return pa_hash64(a ^ pa_hash64(b));
+}
+
+void pa_seqset_prefetch(const struct pa_seqset *s, uint64_t h)
+{
+	if (s->tab_cap)
+		__builtin_prefetch(&s->tab[h & (s->tab_cap - 1)]);
+}
+
 int pa_seqset_add(struct pa_seqset *s, const uint32_t *v, uint32_t n, uint32_t *out)
 {
-	uint64_t h = pa_hash_bytes(v, n * sizeof(*v));
+	return pa_seqset_add_hashed(s, v, n, pa_seqset_hash(v, n), out);
+}
+
+int pa_seqset_add_hashed(struct pa_seqset *s, const uint32_t *v, uint32_t n, uint64_t h,
+                         uint32_t *out)
+{
 	if (pa_index_table_grow(&s->tab, &s->tab_cap, s->nr, seq_hash_of, s))
 		return -ENOMEM;
 	size_t mask = s->tab_cap - 1, j = h & mask;
@@ -563,6 +591,19 @@ int pa_seqset_add(struct pa_seqset *s, const uint32_t *v, uint32_t n, uint32_t *
 	*out = (uint32_t)s->nr++;
 	s->tab[j] = *out + 1;
 	return 0;
+}
+
+size_t pa_seqset_bytes(const struct pa_seqset *s)
+{
+	return s->pool_cap * sizeof(*s->pool) + s->cap * sizeof(*s->seqs) +
+	       s->tab_cap * sizeof(*s->tab);
+}
+
+void pa_seqset_drop_table(struct pa_seqset *s)
+{
+	free(s->tab);
+	s->tab = NULL;
+	s->tab_cap = 0;
 }
 
 void pa_seqset_release(struct pa_seqset *s)

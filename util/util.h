@@ -224,6 +224,15 @@ struct pa_seqset {
 };
 /* The number of v[0, n) in s, added when new: 0 or -ENOMEM. */
 int pa_seqset_add(struct pa_seqset *s, const uint32_t *v, uint32_t n, uint32_t *out);
+/* The same, with h = pa_seqset_hash(v, n) made beforehand (e.g. to fetch
+ * the table slot ahead with pa_seqset_prefetch). */
+uint64_t pa_seqset_hash(const uint32_t *v, uint32_t n);
+void pa_seqset_prefetch(const struct pa_seqset *s, uint64_t h);
+int pa_seqset_add_hashed(struct pa_seqset *s, const uint32_t *v, uint32_t n, uint64_t h,
+                         uint32_t *out);
+/* Bytes held; the lookup table alone dropped (no more adds after that). */
+size_t pa_seqset_bytes(const struct pa_seqset *s);
+void pa_seqset_drop_table(struct pa_seqset *s);
 /* Sequence i's values (its length in *n). */
 static inline const uint32_t *pa_seqset_get(const struct pa_seqset *s, uint32_t i, uint32_t *n)
 {
@@ -231,30 +240,5 @@ static inline const uint32_t *pa_seqset_get(const struct pa_seqset *s, uint32_t 
 	return s->pool + s->seqs[i].off;
 }
 void pa_seqset_release(struct pa_seqset *s);
-
-/* ---- A trie of (parent, value) pairs: call stacks kept once each ----
- * Node 0 is the root (the empty path); every other node is a unique
- * (parent node, value) pair of 8 bytes, found through an open-addressing
- * table that holds its keys inline (one cache line per probe). Zeroed:
- * empty. */
-struct pa_trie_node {
-	uint32_t parent, value;
-};
-struct pa_trie_slot;
-struct pa_trie {
-	struct pa_trie_node *nodes;
-	size_t nr, cap;
-	struct pa_trie_slot *table;
-	size_t table_cap;
-};
-/* The node (parent, value), made when new: 0 or -ENOMEM. */
-int pa_trie_child(struct pa_trie *t, uint32_t parent, uint32_t value, uint32_t *out);
-/* Fetch the table slot of (parent, value) ahead of pa_trie_child. */
-void pa_trie_prefetch(const struct pa_trie *t, uint32_t parent, uint32_t value);
-/* Bytes held (nodes and table). */
-size_t pa_trie_bytes(const struct pa_trie *t);
-/* The table goes (the nodes stay): no pa_trie_child after this. */
-void pa_trie_drop_table(struct pa_trie *t);
-void pa_trie_release(struct pa_trie *t);
 
 #endif

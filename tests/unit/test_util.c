@@ -460,48 +460,48 @@ static void test_opts(void **state)
 	assert_string_equal(dst.b, "v2");
 }
 
-/* pa_trie: each (parent, value) once, paths rebuilt from any node, across
- * table growth; the table dropped, the nodes stay. */
-static void test_trie(void **state)
+/* pa_seqset with hashes made beforehand: the same ids as pa_seqset_add,
+ * order matters, deep sequences across table growth (every length from
+ * 0 to 130, so each tail of the two-lane hash is taken); the table
+ * dropped, the sequences stay. */
+static void test_seqset_hashed(void **state)
 {
 	(void)state;
-	struct pa_trie t = {0};
-	uint32_t a, b, c, again;
-	assert_int_equal(pa_trie_child(&t, 0, 7, &a), 0);
-	assert_int_equal(pa_trie_child(&t, a, 8, &b), 0);
-	assert_int_equal(pa_trie_child(&t, 0, 8, &c), 0);
-	assert_int_not_equal(a, b);
-	assert_int_not_equal(b, c);
-	assert_int_equal(pa_trie_child(&t, a, 8, &again), 0);
-	assert_int_equal(again, b);
-	assert_int_equal(t.nodes[b].parent, a);
-	assert_int_equal(t.nodes[b].value, 8);
-	assert_int_equal(t.nodes[a].parent, 0);
-	/* many chains of depth 3 over 20000 values: the table grows */
-	for (uint32_t v = 0; v < 20000; v++) {
-		uint32_t n1, n2, n3;
-		assert_int_equal(pa_trie_child(&t, 0, v, &n1), 0);
-		assert_int_equal(pa_trie_child(&t, n1, v + 1, &n2), 0);
-		assert_int_equal(pa_trie_child(&t, n2, v + 2, &n3), 0);
-		assert_int_equal(t.nodes[n3].value, v + 2);
-		assert_int_equal(t.nodes[t.nodes[n3].parent].value, v + 1);
+	struct pa_seqset s = {0};
+	uint32_t v[130], id, again;
+	for (uint32_t i = 0; i < 130; i++)
+		v[i] = i * 7 + 1;
+	assert_int_not_equal(pa_seqset_hash(v, 5), pa_seqset_hash(v + 1, 5));
+	uint32_t w[2] = {1, 2}, wr[2] = {2, 1};
+	assert_int_not_equal(pa_seqset_hash(w, 2), pa_seqset_hash(wr, 2));
+	for (uint32_t round = 0; round < 40; round++) {
+		for (uint32_t n = 0; n <= 130; n++) {
+			v[0] = round;
+			uint64_t h = pa_seqset_hash(v, n);
+			pa_seqset_prefetch(&s, h);
+			assert_int_equal(pa_seqset_add_hashed(&s, v, n, h, &id), 0);
+			assert_int_equal(pa_seqset_add(&s, v, n, &again), 0);
+			assert_int_equal(again, id);
+			uint32_t len;
+			const uint32_t *got = pa_seqset_get(&s, id, &len);
+			assert_int_equal(len, n);
+			if (n)
+				assert_memory_equal(got, v, n * sizeof(*v));
+		}
 	}
-	/* value 7 at the root is node a, made first; (a, 8) is b */
-	uint32_t x;
-	assert_int_equal(pa_trie_child(&t, 0, 7, &x), 0);
-	assert_int_equal(x, a);
-	size_t nr = t.nr;
-	assert_true(pa_trie_bytes(&t) >= nr * sizeof(struct pa_trie_node));
-	pa_trie_drop_table(&t);
-	assert_int_equal(t.nr, nr);
-	assert_int_equal(t.nodes[b].value, 8);
-	pa_trie_release(&t);
-	assert_null(t.nodes);
+	/* the empty one is one sequence whatever round; each other is new */
+	assert_int_equal(s.nr, 1 + 40 * 130);
+	size_t nr = s.nr, bytes = pa_seqset_bytes(&s);
+	assert_true(bytes >= s.pool_len * sizeof(uint32_t));
+	pa_seqset_drop_table(&s);
+	assert_true(pa_seqset_bytes(&s) < bytes);
+	assert_int_equal(s.nr, nr);
+	uint32_t len;
+	assert_int_equal(pa_seqset_get(&s, (uint32_t)nr - 1, &len)[129], 129 * 7 + 1);
+	pa_seqset_release(&s);
+	assert_null(s.pool);
 }
 
-/* Levenshtein distances, capped at max + 1 */
-/* Sequences come back numbered in order of first addition, equal ones
- * (also the empty one) once, across table growth. */
 static void test_seqset(void **state)
 {
 	(void)state;
@@ -564,7 +564,7 @@ int main(void)
 	    cmocka_unit_test(test_note_several),  cmocka_unit_test(test_note_bad),
 	    cmocka_unit_test(test_note_align8),   cmocka_unit_test(test_grow),
 	    cmocka_unit_test(test_write_all),     cmocka_unit_test(test_asprintf),
-	    cmocka_unit_test(test_opts),          cmocka_unit_test(test_trie),
+	    cmocka_unit_test(test_opts),          cmocka_unit_test(test_seqset_hashed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
