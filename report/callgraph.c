@@ -107,6 +107,7 @@ struct cg_state {
 	uint32_t *ents;
 	size_t nr_ents, cap_ents;
 	size_t nr_he_cache; /* the last add_bucket's entries, in he_cache */
+	uint32_t nr_adds;   /* add_bucket calls: an entry's seen mark */
 };
 
 /* The children entry a chain location led to, and the sample context it
@@ -461,7 +462,9 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 			e->max_depth = (uint32_t)nc;
 	}
 	size_t nr_cache = 0;
+	uint32_t mark = ++c->nr_adds;
 	c->he_cache[nr_cache++] = self;
+	c->e[self].seen = mark;
 	char level = root->level;
 	for (size_t i = 0; p->children && i < nc; i++) { /* --children */
 		const struct pa_loc *l = &pa_report_locs(r)[c->cursor[i]];
@@ -508,11 +511,9 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		} else if (findnew_entry(r, c, &t, false, &idx)) {
 			return -ENOMEM;
 		}
-		/* a duplicate within this sample (recursion) counts once */
-		bool dup = false;
-		for (size_t k = 0; !c->etree && idx != UINT32_MAX && k < nr_cache && !dup; k++)
-			dup = c->he_cache[k] == idx;
-		if (dup)
+		/* a duplicate within this sample (recursion) counts once: the
+		 * entries this call put in he_cache carry its mark */
+		if (!c->etree && idx != UINT32_MAX && c->e[idx].seen == mark)
 			continue;
 		if (idx == UINT32_MAX) {
 			t.period = t.count = t.acc_period = t.acc_count = 0;
@@ -522,6 +523,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		}
 		*mo = (struct memo){t.comm, t.parent, tid, t.cpu, t.evsel, idx + 1};
 		c->he_cache[nr_cache++] = idx;
+		c->e[idx].seen = mark;
 		struct cg_entry *a = &c->e[idx];
 		if (graphs) {
 			bent[i + 1] = idx;
@@ -730,7 +732,7 @@ int pa_cg_build(struct pa_report *r)
 			if (add_bucket(r, c, (uint32_t)i))
 				return -ENOMEM;
 	}
-	/* (the stack trie stays: printing does not change the model, and
+	/* (the raw stacks stay: printing does not change the model, and
 	 * pa_report_foreach_stack works after it) */
 	free(c->parent_hit);
 	free(c->ignore_hit);
@@ -871,6 +873,10 @@ struct printer {
 	struct pn *pn;
 	struct pa_rb_node *rb;
 	size_t nr_pn, cap_pn;
+	/* sort_by_key's scratch */
+	uint64_t *sort_v;
+	struct ch *sort_ch;
+	size_t cap_sort;
 };
 
 static int gnode_key_cmp(const void *pa, const void *pb, void *arg)
@@ -904,10 +910,61 @@ static uint32_t el_match(const struct printer *pr, const struct ch *h, uint32_t 
 	return pa_report_locs(pr->r)[h->el[depth]].match - 1;
 }
 
-static int ch_key_cmp(const void *pa, const void *pb)
+/* chs[0, n) in the order of their keys, equal keys in their order: each
+ * (key, position) is one u64, sorted by a byte of the key a pass (least
+ * significant first, each pass stable), bytes all keys share skipped, then
+ * the elements moved once. (glibc's qsort of these 40-byte elements took
+ * an indirect merge sort and a comparator call per comparison: a third of
+ * a deep C++ recording's --children report; bench/README.md, "Call graph
+ * partition".) 0 or -ENOMEM. */
+static int sort_by_key(struct printer *pr, struct ch *chs, size_t n)
 {
-	const struct ch *a = pa, *b = pb;
-	return PA_CMP(a->key, b->key);
+	if (n < 16) { /* insertion sort: stable, and best for few */
+		for (size_t i = 1; i < n; i++) {
+			struct ch x = chs[i];
+			size_t j = i;
+			for (; j > 0 && chs[j - 1].key > x.key; j--)
+				chs[j] = chs[j - 1];
+			chs[j] = x;
+		}
+		return 0;
+	}
+	if (n > pr->cap_sort) {
+		uint64_t *v = realloc(pr->sort_v, 2 * n * sizeof(*v));
+		if (v)
+			pr->sort_v = v;
+		struct ch *t = realloc(pr->sort_ch, n * sizeof(*t));
+		if (t)
+			pr->sort_ch = t;
+		if (!v || !t)
+			return -ENOMEM;
+		pr->cap_sort = n;
+	}
+	uint64_t *a = pr->sort_v, *b = a + n;
+	uint32_t any = 0, all = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		a[i] = (uint64_t)chs[i].key << 32 | i;
+		any |= chs[i].key;
+		all &= chs[i].key;
+	}
+	for (unsigned shift = 32; shift < 64; shift += 8) {
+		if (!((any ^ all) >> (shift - 32) & 0xff))
+			continue; /* the same byte in every key */
+		size_t at[257] = {0};
+		for (size_t i = 0; i < n; i++)
+			at[(a[i] >> shift & 0xff) + 1]++;
+		for (unsigned d = 1; d < 257; d++)
+			at[d] += at[d - 1];
+		for (size_t i = 0; i < n; i++)
+			b[at[a[i] >> shift & 0xff]++] = a[i];
+		uint64_t *x = a;
+		a = b;
+		b = x;
+	}
+	for (size_t i = 0; i < n; i++)
+		pr->sort_ch[i] = chs[(uint32_t)a[i]];
+	memcpy(chs, pr->sort_ch, n * sizeof(*chs));
+	return 0;
 }
 
 /* Sort chs[lo, hi) (all longer than depth) into groups by the match of
@@ -922,9 +979,8 @@ static struct gnode *split(struct printer *pr, uint32_t lo, uint32_t hi, uint32_
 		chs[i].key = el_match(pr, &chs[i], depth);
 		sorted &= i == lo || chs[i - 1].key <= chs[i].key;
 	}
-	/* (glibc's qsort is a stable merge sort: sorted input stays as is) */
-	if (!sorted)
-		qsort(chs + lo, hi - lo, sizeof(*chs), ch_key_cmp);
+	if (!sorted && sort_by_key(pr, chs + lo, hi - lo))
+		return NULL;
 	size_t cap = 8, n = 0;
 	struct gnode *v = malloc(cap * sizeof(*v));
 	if (!v)
@@ -1672,6 +1728,8 @@ int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
 	free(buf);
 	free(pr.pn);
 	free(pr.rb);
+	free(pr.sort_v);
+	free(pr.sort_ch);
 	free(chs);
 	return ret;
 }

@@ -383,6 +383,7 @@ struct cg_entry {
 	uint32_t nr_refs;               /* call chains appended (perf's callchain_append) */
 	uint32_t max_depth;             /* longest of them */
 	uint32_t merged_into;           /* + 1: pa_cg_merge's entry, 0 none */
+	uint32_t seen;                  /* callgraph.c: the add_bucket call that counted it last */
 };
 
 /* keys.c: an entry's key fields; perf's hist_entry__cmp(existing, new)
