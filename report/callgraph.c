@@ -732,6 +732,13 @@ int pa_cg_build(struct pa_report *r)
 			if (add_bucket(r, c, (uint32_t)i))
 				return -ENOMEM;
 	}
+	/* the match id of every chain entry the graphs print, once (each
+	 * entry's graph walks the chains through it, deep ones many times) */
+	for (size_t i = 0; i < c->nr_pool; i++) {
+		uint32_t m;
+		if (loc_match(r, c, c->pool[i], &m))
+			return -ENOMEM;
+	}
 	/* (the raw stacks stay: printing does not change the model, and
 	 * pa_report_foreach_stack works after it) */
 	free(c->parent_hit);
@@ -1698,13 +1705,6 @@ int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
 		                     .ord = n,
 		                     .period = b->period,
 		                     .count = b->count};
-		for (uint32_t i = 0; i < chs[n].len; i++) {
-			uint32_t m;
-			if (loc_match(r, c, chs[n].el[i], &m)) {
-				free(chs);
-				return -ENOMEM;
-			}
-		}
 		n++;
 	}
 	struct printer pr = {.r = r, .c = c, .chs = chs, .nr_all = n, .min_hit = min_hit};
