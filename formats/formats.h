@@ -419,6 +419,10 @@ struct pa_event {
 	 * mapped file in host byte order, outside compressed records; else
 	 * NULL. pa_file_decode_raw() decodes them again. */
 	const void *raw;
+	/* pa_file_set_lazy_samples(): a sample of which only type, misc,
+	 * size, offset, raw, evsel, sample.type and sample.time are set;
+	 * pa_file_decode_raw() gives the rest. */
+	bool lazy;
 	const struct pa_evsel *evsel; /* for samples and records with a trailer */
 	struct pa_sample sample;
 	union {
@@ -559,6 +563,10 @@ int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err);
  * event pa_file_next() gave points to there (a byte-swapped or unaligned
  * array) is no longer valid. 0, or negative with *err filled. */
 int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, struct pa_err *err);
+/* While on, a sample that pa_file_next() would give with ev->raw set comes
+ * lazy (its time and event only: pa_event.lazy), for a reader that orders
+ * samples by time and decodes them when it delivers them. Off at open. */
+void pa_file_set_lazy_samples(struct pa_file *f, bool on);
 
 enum pa_file_mode pa_file_mode(const struct pa_file *f);
 bool pa_file_needs_swap(const struct pa_file *f);

@@ -76,6 +76,7 @@ struct pa_file {
 	enum { PIPE_UNDECIDED, PIPE_UPSTREAM, PIPE_CROS } flavor;
 
 	struct pa_syscap *syscap; /* a sysprof capture: syscap.c reads it */
+	bool lazy_samples;        /* pa_file_set_lazy_samples */
 };
 
 void pa_file_warn(struct pa_file *f, uint64_t off, const char *fmt, ...)
@@ -1189,12 +1190,21 @@ static int next_outer(struct pa_file *f, struct pa_event *ev, struct pa_err *err
 		ev->evsel = NULL;
 		return f->opts.show_containers ? 1 : 2;
 	}
-	int r = pa_rec_decode(f, ev, rec, size, err);
 	/* (a mapping in host order: the bytes stay where they are) */
-	ev->raw = f->map && !f->swap ? rec : NULL;
+	bool in_place = f->map && !f->swap;
+	int r = in_place && f->lazy_samples && ev->type == PA_REC_SAMPLE &&
+	                !pa_rec_decode_time(f, ev, rec, size)
+	            ? 0
+	            : pa_rec_decode(f, ev, rec, size, err);
+	ev->raw = in_place ? rec : NULL;
 	stream_advance(f, size);
 	f->pending_skip = extra;
 	return r ? r : 1;
+}
+
+void pa_file_set_lazy_samples(struct pa_file *f, bool on)
+{
+	f->lazy_samples = on;
 }
 
 int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, struct pa_err *err)
@@ -1207,6 +1217,7 @@ int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, 
 	ev->dec_offset = 0;
 	ev->compressed = false;
 	ev->raw = raw;
+	ev->lazy = false;
 	f->scratch.used = 0;
 	return pa_rec_decode(f, ev, rec, ev->size, err);
 }
@@ -1214,6 +1225,7 @@ int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, 
 int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err)
 {
 	ev->raw = NULL;
+	ev->lazy = false;
 	if (f->syscap)
 		return pa_syscap_next(f->syscap, ev, err);
 	f->scratch.used = 0;

@@ -223,8 +223,9 @@ static void sample_reset(struct pa_sample *s)
 /* The common sample (fixed slots and a call chain, writer's order = ours,
  * chain 8-aligned) without the cursor: 12M of them make a profile. false:
  * take the general path (which also reports what is wrong). */
-static bool parse_sample_fast(const struct pa_evsel *ev, const uint8_t *p, size_t size,
-			      struct pa_sample *s)
+/* Whether parse_sample_fast() takes a record: only fixed slots and a call
+ * chain that fits, aligned. */
+static bool sample_fast_ok(const struct pa_evsel *ev, const uint8_t *p, size_t size)
 {
 	uint64_t t = ev->attr.sample_type;
 	if (t & ~(uint64_t)(FIXED_SLOTS | PA_SAMPLE_CALLCHAIN))
@@ -232,6 +233,20 @@ static bool parse_sample_fast(const struct pa_evsel *ev, const uint8_t *p, size_
 	/* the slots (each under bit 21) and the chain's count: perf's
 	 * sample_size, after the record header */
 	if (size < 8 + (size_t)ev->sample_size)
+		return false;
+	if (!(t & PA_SAMPLE_CALLCHAIN))
+		return true;
+	/* the chain's count is the last fixed slot */
+	const uint8_t *q = p + 8 + ev->sample_size;
+	uint64_t nr = ld64(q - 8, false);
+	return nr <= (size_t)(p + size - q) / 8 && !((uintptr_t)q & 7);
+}
+
+static bool parse_sample_fast(const struct pa_evsel *ev, const uint8_t *p, size_t size,
+                              struct pa_sample *s)
+{
+	uint64_t t = ev->attr.sample_type;
+	if (!sample_fast_ok(ev, p, size))
 		return false;
 	sample_reset(s);
 	const uint8_t *q = p + 8;
@@ -638,6 +653,23 @@ static int decode_kernel_record(struct pa_file *f, struct pa_event *ev, const ui
 
 static int decode_any(struct pa_file *f, struct pa_event *ev, const uint8_t *p, size_t size,
 		      struct pa_err *err);
+
+int pa_rec_decode_time(struct pa_file *f, struct pa_event *ev, const uint8_t *p, size_t size)
+{
+	const struct pa_evsel *evsel = evsel_of(f, p, size, true);
+	/* (only where the whole decode cannot fail later) */
+	if (!evsel || !sample_fast_ok(evsel, p, size))
+		return -1;
+	/* TIME follows IDENTIFIER, IP and TID, all fixed slots */
+	uint64_t t = evsel->attr.sample_type;
+	size_t at = 8 + 8 * (size_t)__builtin_popcountll(
+	                        t & (PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP | PA_SAMPLE_TID));
+	ev->evsel = evsel;
+	ev->sample.type = t;
+	ev->sample.time = (t & PA_SAMPLE_TIME) ? ld64(p + at, false) : 0;
+	ev->lazy = true;
+	return 0;
+}
 
 int pa_rec_decode(struct pa_file *f, struct pa_event *ev, const uint8_t *p, size_t size,
 		  struct pa_err *err)

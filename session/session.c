@@ -71,11 +71,12 @@ struct qev {
 };
 
 /* An entry of the ordering queue. A sample of a mapped file in host byte
- * order stays where it lies (raw: decoded again when delivered) instead
- * of being copied: the copies' fresh memory, page faults included, was
- * most of the time of ordering a frame-pointer recording (bench/README.md,
- * "Queue entries in place"). Equal times keep their order of arrival:
- * the merge that sorts the queue is stable. */
+ * order stays where it lies (raw: decoded when delivered; read for its
+ * time alone before that when no key is wanted ahead, pa_file's lazy
+ * samples) instead of being copied: the copies' fresh memory, page faults
+ * included, was most of the time of ordering a frame-pointer recording
+ * (bench/README.md, "Queue entries in place"). Equal times keep their
+ * order of arrival: the merge that sorts the queue is stable. */
 struct qent {
 	uint64_t time;
 	uint64_t key;    /* sample_key(), made when queued (0: not a sample) */
@@ -1374,8 +1375,14 @@ static int handle_event(struct pa_session *s, const struct pa_event *ev)
 	}
 	if (!needs_queue(s, ev->type))
 		return 0;
-	if (s->opts.unordered || !has_time(ev))
-		return deliver(s, ev);
+	if (s->opts.unordered || !has_time(ev)) {
+		if (!ev->lazy)
+			return deliver(s, ev);
+		struct pa_event full;
+		struct pa_err err;
+		int r = pa_file_decode_raw(s->file, ev->raw, &full, &err);
+		return r ? r : deliver(s, &full);
+	}
 	return enqueue(s, ev);
 }
 
@@ -1420,7 +1427,11 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 	s->ctx = ctx;
 	uint64_t at = 0;
 	bool read_err, limit;
+	/* samples queued in place need only their time until delivered
+	 * (not their keys: those are made from the whole sample) */
+	pa_file_set_lazy_samples(s->file, !s->opts.unordered && !s->opts.keys_ahead);
 	int r = read_events(s, err, &at, &read_err, &limit);
+	pa_file_set_lazy_samples(s->file, false);
 	if (read_err)
 		return r; /* the reader's error, already described */
 	if (!r && s->opts.progress)

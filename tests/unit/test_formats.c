@@ -715,13 +715,14 @@ static void test_file_be(void **state)
 /* ev->raw is set exactly where the record stays in place (a mapped file in
  * host byte order), and pa_file_decode_raw() gives back what
  * pa_file_next() gave, after later records were read. */
-static void read_raw(bool be, bool no_mmap)
+static void read_raw(bool be, bool no_mmap, bool lazy)
 {
 	size_t data_size;
 	struct wbuf b = build_file(be, &data_size);
 	char *path;
 	struct pa_file *f = open_read(&b, no_mmap, &path);
 	bool in_place = !no_mmap && be == HOST_BE;
+	pa_file_set_lazy_samples(f, lazy);
 	struct pa_event ev, again;
 	struct pa_err err = {0};
 	const void *raw[LOG_MAX];
@@ -729,6 +730,13 @@ static void read_raw(bool be, bool no_mmap)
 	unsigned n = 0;
 	while (n < LOG_MAX && pa_file_next(f, &ev, &err) == 1) {
 		assert_true((ev.raw != NULL) == in_place);
+		/* lazy: a sample in place, its time and event alone */
+		assert_int_equal(ev.lazy, lazy && in_place && ev.type == PA_REC_SAMPLE);
+		if (ev.lazy) {
+			assert_int_equal(ev.sample.time, T_TIME);
+			assert_non_null(ev.evsel);
+			assert_true(ev.sample.type & PA_SAMPLE_TIME);
+		}
 		raw[n] = ev.raw;
 		seen[n++] = ev;
 	}
@@ -737,6 +745,7 @@ static void read_raw(bool be, bool no_mmap)
 		memset(&again, 0xa5, sizeof(again));
 		assert_int_equal(pa_file_decode_raw(f, raw[i], &again, &err), 0);
 		assert_ptr_equal(again.raw, raw[i]);
+		assert_false(again.lazy);
 		assert_int_equal(again.type, seen[i].type);
 		assert_int_equal(again.misc, seen[i].misc);
 		assert_int_equal(again.size, seen[i].size);
@@ -744,6 +753,7 @@ static void read_raw(bool be, bool no_mmap)
 		assert_ptr_equal(again.evsel, seen[i].evsel);
 		if (again.type != PA_REC_SAMPLE)
 			continue;
+		assert_ptr_equal(again.evsel, pa_file_evsel(f, 0));
 		assert_int_equal(again.sample.ip, T_IP);
 		assert_int_equal(again.sample.pid, T_PID);
 		assert_int_equal(again.sample.tid, T_TID);
@@ -765,7 +775,8 @@ static void test_decode_raw(void **state)
 	(void)state;
 	for (int be = 0; be <= 1; be++)
 		for (int no_mmap = 0; no_mmap <= 1; no_mmap++)
-			read_raw(be, no_mmap);
+			for (int lazy = 0; lazy <= 1; lazy++)
+				read_raw(be, no_mmap, lazy);
 }
 
 /* A pipe-mode file b (build_pipe()'s records), read back. */
