@@ -1185,7 +1185,9 @@ static int enqueue(struct pa_session *s, const struct pa_event *ev)
 }
 
 /* A sample decoded again from the file, with what the options drop from
- * a copy dropped here too, so both look alike to the callback. */
+ * a copy dropped here too, so both look alike to the callback. (The
+ * decode cannot fail: the record was decoded whole when read, or passed
+ * the checks of a lazy read, which leave only layouts that decode.) */
 static int deliver_raw(struct pa_session *s, const struct qent *e, struct pa_event *ev)
 {
 	struct pa_err err;
