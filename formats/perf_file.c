@@ -1192,10 +1192,10 @@ static int next_outer(struct pa_file *f, struct pa_event *ev, struct pa_err *err
 	}
 	/* (a mapping in host order: the bytes stay where they are) */
 	bool in_place = f->map && !f->swap;
-	int r = in_place && f->lazy_samples && ev->type == PA_REC_SAMPLE &&
-	                !pa_rec_decode_time(f, ev, rec, size)
-	            ? 0
-	            : pa_rec_decode(f, ev, rec, size, err);
+	int r = 0;
+	if (!in_place || !f->lazy_samples || ev->type != PA_REC_SAMPLE ||
+	    pa_rec_decode_time(f, ev, rec, size))
+		r = pa_rec_decode(f, ev, rec, size, err);
 	ev->raw = in_place ? rec : NULL;
 	stream_advance(f, size);
 	f->pending_skip = extra;
@@ -1210,9 +1210,12 @@ void pa_file_set_lazy_samples(struct pa_file *f, bool on)
 int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, struct pa_err *err)
 {
 	const uint8_t *rec = raw;
-	if (!f->map || f->swap || rec < f->map || rec >= f->map + f->map_len)
+	if (!f->map || f->swap || rec < f->map || rec >= f->map + f->map_len ||
+	    (size_t)(f->map + f->map_len - rec) < 8)
 		return pa_err_set(err, -EINVAL, "not a record of the mapped file");
 	fill_basics(ev, rec, false);
+	if (ev->size < 8 || ev->size > (size_t)(f->map + f->map_len - rec))
+		return pa_err_set(err, -EINVAL, "not a record of the mapped file");
 	ev->offset = (uint64_t)(rec - f->map);
 	ev->dec_offset = 0;
 	ev->compressed = false;

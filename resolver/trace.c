@@ -174,12 +174,6 @@ static int keep_branches(struct pa_trace *t, struct pa_thread *th, const struct 
 	return 0;
 }
 
-/* The id of a chain given leaf first, kept once. */
-static int chain_node(struct pa_trace *t, const uint32_t *fr, uint32_t n, uint32_t *node)
-{
-	return pa_seqset_add(&t->chains, fr, n, node) ? -ENOMEM : 0;
-}
-
 static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
                      struct pa_thread *th, const struct pa_addr_loc *al)
 {
@@ -227,7 +221,7 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	if (pa_chainer_sample_loc(t->chainer, s, th, ev, al, gen, &rc->loc) ||
 	    (t->opts.callchains &&
 	     pa_chainer_chain(t->chainer, s, th, ev, gen, unwind > 0, t->chain, &n)) ||
-	    chain_node(t, t->chain, n, &rc->n) || keep_branches(t, th, sm))
+	    pa_seqset_add(&t->chains, t->chain, n, &rc->n) || keep_branches(t, th, sm))
 		return -ENOMEM;
 	t->nr_recs++;
 	t->nr_samples++;

@@ -79,7 +79,7 @@ struct qev {
  * order of arrival: the merge that sorts the queue is stable. */
 struct qent {
 	uint64_t time;
-	uint64_t key;    /* sample_key(), made when queued (0: not a sample) */
+	uint64_t key;    /* sample_key(), made when queued (0: not made) */
 	const void *raw; /* the sample's record in the file, or NULL: q */
 	struct qev *q;
 };
@@ -1184,6 +1184,15 @@ static int enqueue(struct pa_session *s, const struct pa_event *ev)
 	return 0;
 }
 
+/* A queued sample, with the key made when it was queued. */
+static int deliver_keyed(struct pa_session *s, const struct qent *e, const struct pa_event *ev)
+{
+	s->cur_key = e->key;
+	int r = deliver(s, ev);
+	s->cur_key = 0;
+	return r;
+}
+
 /* A sample decoded again from the file, with what the options drop from
  * a copy dropped here too, so both look alike to the callback. (The
  * decode cannot fail: the record was decoded whole when read, or passed
@@ -1207,10 +1216,7 @@ static int deliver_raw(struct pa_session *s, const struct qent *e, struct pa_eve
 		memset(&sm->user_regs, 0, sizeof(sm->user_regs));
 		memset(&sm->user_stack, 0, sizeof(sm->user_stack));
 	}
-	s->cur_key = e->key;
-	r = deliver(s, ev);
-	s->cur_key = 0;
-	return r;
+	return deliver_keyed(s, e, ev);
 }
 
 /* ev: a sample event the caller zeroed once; only what a compact copy
@@ -1248,10 +1254,7 @@ static int deliver_queued(struct pa_session *s, const struct qent *e, struct pa_
 		ev->sample.user_stack.dyn_size = d ? d->dyn_size : 0;
 		ev->sample.user_stack.units_reversed = d && d->units_reversed;
 	}
-	s->cur_key = e->key;
-	int r = deliver(s, ev);
-	s->cur_key = 0;
-	return r;
+	return deliver_keyed(s, e, ev);
 }
 
 /* The queue is a few sorted runs (what is left of the last round, then
