@@ -92,6 +92,24 @@ static bool map_kind(enum pa_dso_kind k, enum pa_archive_dso_kind *out)
 	}
 }
 
+/* The DSOs a call graph needs are packed with those samples hit (perf
+ * archive takes the hit ones alone): their hits are marked here. */
+static int mark_chain(void *ctx, struct pa_session *s, const struct pa_event *ev,
+                      struct pa_thread *t, const struct pa_addr_loc *loc)
+{
+	(void)ctx;
+	(void)loc;
+	pa_session_mark_chain(s, t, ev);
+	return 0;
+}
+
+/* Packed without --all: a DSO a sample hit; one only a call chain names
+ * when the recording gave it a build-id (else it is in no cache). */
+static bool wanted(const struct pa_dso *d, bool all)
+{
+	return all || d->hit || (d->chain_hit && d->build_id_size);
+}
+
 static int do_pack(const char *input, const char *output, bool all, int verbose,
                    const struct pa_archive_pack_opts *po)
 {
@@ -106,11 +124,11 @@ static int do_pack(const char *input, const char *output, bool all, int verbose,
 	struct pa_file *f = pa_cli_open(input, &status);
 	if (!f)
 		return status;
-	struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = true};
+	struct pa_session_opts so = {.sz = sizeof(so)};
 	pa_progress_init(&pc.prog, "Processing events", false, false);
 	pa_progress_session(&pc.prog, f, &so);
 	struct pa_session *s = pa_session_new(f, &so, &err);
-	int rp = s ? pa_session_process(s, NULL, NULL, &err) : -1;
+	int rp = s ? pa_session_process(s, mark_chain, NULL, &err) : -1;
 	pa_progress_clear(&pc.prog);
 	if (rp < 0) {
 		status = pa_cli_error(path, &err);
@@ -127,7 +145,7 @@ static int do_pack(const char *input, const char *output, bool all, int verbose,
 		for (unsigned k = 0; k < pa_machine_nr_dsos(m); k++) {
 			const struct pa_dso *d = pa_machine_dso(m, k);
 			enum pa_archive_dso_kind kind;
-			if (!all && !d->hit)
+			if (!wanted(d, all))
 				continue;
 			if (!map_kind(d->kind, &kind))
 				continue;

@@ -247,9 +247,10 @@ void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, stru
 }
 
 /* Our own vdso, for a recording made here that did not keep the vdso's
- * build-id (perf record -z, pipe mode): perf does the same. Its image
- * (*img, *size) and build-id; the cache is not written (the resolver is
- * read-only): symbols are read from the image when the cache has none. */
+ * build-id (perf record -z, pipe mode): perf does the same (but not for a
+ * recorded build-id its cache lacks). Its image (*img, *size) and
+ * build-id; the cache is not written (the resolver is read-only): symbols
+ * are read from the image when the cache has none. */
 static bool running_vdso(const unsigned char **img_out, size_t *size_out, struct pa_buildid *id)
 {
 	size_t size;

@@ -921,6 +921,24 @@ bool pa_session_resolve_ip(struct pa_session *s, struct pa_thread *t, const stru
 	return true;
 }
 
+void pa_session_mark_chain(struct pa_session *s, struct pa_thread *t, const struct pa_event *ev)
+{
+	uint8_t cpumode = PA_MISC_USER;
+	uint64_t nr = ev->sample.callchain ? ev->sample.callchain_nr : 0;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t ip = ev->sample.callchain[i];
+		struct pa_addr_loc loc;
+		if (ip == PA_CONTEXT_KERNEL)
+			cpumode = PA_MISC_KERNEL;
+		else if (ip == PA_CONTEXT_USER)
+			cpumode = PA_MISC_USER;
+		else if (ip == PA_CONTEXT_HV)
+			cpumode = PA_MISC_HYPERVISOR;
+		else if (ip < PA_CONTEXT_MAX && pa_session_find_map(s, t, cpumode, ip, &loc))
+			loc.dso->chain_hit = true;
+	}
+}
+
 static int deliver_sample(struct pa_session *s, const struct pa_event *ev)
 {
 	struct pa_thread *t =

@@ -32,6 +32,7 @@ struct pa_dso {
 	uint8_t build_id[20];
 	uint8_t build_id_size; /* 0: none known */
 	bool hit;              /* a sample's ip fell in it */
+	bool chain_hit;        /* a recorded call chain named it (pa_session_mark_chain) */
 	bool header_build_id;  /* id came from the header, not an mmap */
 	struct pa_machine *machine;
 };
@@ -181,6 +182,10 @@ bool pa_session_find_branch_map(struct pa_session *s, struct pa_thread *t, uint6
  * lands in is marked hit. */
 bool pa_session_resolve_ip(struct pa_session *s, struct pa_thread *t, const struct pa_event *ev,
 			   struct pa_addr_loc *loc);
+/* Mark chain_hit on each DSO the sample's recorded call chain lands in
+ * (the address space switching at the context markers, as a call graph
+ * does). */
+void pa_session_mark_chain(struct pa_session *s, struct pa_thread *t, const struct pa_event *ev);
 /* A sample's location resolved: al itself, or (al->unresolved, a session
  * made with lazy_sample_loc) *buf filled now by pa_session_resolve_ip. */
 const struct pa_addr_loc *pa_session_resolved(struct pa_session *s, const struct pa_event *ev,
