@@ -62,8 +62,10 @@ struct pa_annotate_opts {
 	void *note_ctx;
 };
 
-/* Was pa built with capstone? Without it only opts.objdump disassembles. */
-bool pa_annotate_has_capstone(void);
+/* NULL when capstone disassembles (its library is opened now if not yet),
+ * else why not (pa built without it, the library missing): then only
+ * opts.objdump disassembles. */
+const char *pa_annotate_capstone_why(void);
 
 /* parse perf's --percent-type value; 0 or -EINVAL */
 int pa_annotate_percent_parse(const char *s, enum pa_annotate_percent *out);

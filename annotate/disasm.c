@@ -7,11 +7,6 @@
 #include <errno.h>
 
 #ifndef PA_HAVE_CAPSTONE
-bool pa_annotate_has_capstone(void)
-{
-	return false;
-}
-
 int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const char *path,
                         struct ann_listing *l, struct pa_err *err)
 {
@@ -557,11 +552,6 @@ static int feed_head(const struct ann_sym *s, const char *secname, const char *l
 		return rc;
 	snprintf(buf, sizeof(buf), "%016" PRIx64 " <%s>:", s->start, label ? label : s->sym->name);
 	return ann_listing_feed(l, buf, s->start, s->end);
-}
-
-bool pa_annotate_has_capstone(void)
-{
-	return true;
 }
 
 int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const char *path,

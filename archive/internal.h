@@ -12,4 +12,8 @@ int pa_archive__normalize(const char *name, char *out, struct pa_err *err);
  * the bytes of opts beyond what this version knows are zero. */
 int pa_archive__check_opts(const void *opts, size_t known, struct pa_err *err);
 
+/* NULL when libarchive is there (opened now if not yet), else why not
+ * (libarchive.c). */
+const char *pa_archive__lib_why(void);
+
 #endif

@@ -697,6 +697,9 @@ int pa_archive_pack(const struct pa_archive_dso *dsos, size_t n, const char *out
 	ret = pa_archive__check_opts(opts, sizeof(*opts), err);
 	if (ret < 0)
 		return ret;
+	const char *why = pa_archive__lib_why();
+	if (why)
+		return pa_err_set(err, -ENOSYS, "libarchive cannot be opened: %s", why);
 	const char *symfs = PA_OPTS_GET(opts, struct pa_archive_pack_opts, symfs, NULL);
 	struct pa_finder_opts fo = {
 	    .sz = sizeof(fo),

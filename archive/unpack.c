@@ -631,6 +631,9 @@ int pa_archive_unpack(const char *archive_path, const struct pa_archive_unpack_o
 	ret = pa_archive__check_opts(opts, sizeof(*opts), err);
 	if (ret < 0)
 		return ret;
+	const char *why = pa_archive__lib_why();
+	if (why)
+		return pa_err_set(err, -ENOSYS, "libarchive cannot be opened: %s", why);
 	u.max_file = PA_OPTS_GET(opts, struct pa_archive_unpack_opts, max_file_size, 0);
 	u.max_total = PA_OPTS_GET(opts, struct pa_archive_unpack_opts, max_total_size, 0);
 	u.max_ratio = PA_OPTS_GET(opts, struct pa_archive_unpack_opts, max_ratio, 0);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #ifdef PA_HAVE_DEBUGINFOD
+#include "util/dl.h"
 #include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 
@@ -231,8 +232,7 @@ static bool try_sysdebug(struct pa_finder *f, struct chain *ch, bool debug, char
 }
 
 #ifdef PA_HAVE_DEBUGINFOD
-/* Open libdebuginfod into f->dl (dlsym's object pointers become function
- * pointers through their bytes, as POSIX says to). false: not there. */
+/* Open libdebuginfod into f->dl (util/dl.h). false: not there. */
 static bool dlib_open(struct dlib *d)
 {
 	static const char *const names[] = {"debuginfod_begin", "debuginfod_end",
@@ -240,21 +240,16 @@ static bool dlib_open(struct dlib *d)
 	                                    "debuginfod_set_verbose_fd",
 	                                    "debuginfod_find_debuginfo",
 	                                    "debuginfod_find_executable"};
+	void *syms[PA_ARRAY_SIZE(names)];
 	void **slots[] = {(void **)&d->begin,          (void **)&d->end,
 	                  (void **)&d->set_progressfn, (void **)&d->set_verbose_fd,
 	                  (void **)&d->find_debuginfo, (void **)&d->find_executable};
-	/* (never unmapped: what libcurl set up at its load stays reachable,
-	 * as it did when linked) */
-	d->handle = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-	for (size_t i = 0; d->handle && i < PA_ARRAY_SIZE(names); i++) {
-		void *sym = dlsym(d->handle, names[i]);
-		if (!sym) {
-			dlclose(d->handle);
-			d->handle = NULL;
-			break;
-		}
-		memcpy(slots[i], &sym, sizeof(sym));
-	}
+	char why[160];
+	d->handle =
+	    pa_dl_open("libdebuginfod.so.1", names, syms, PA_ARRAY_SIZE(names), why, sizeof(why));
+	/* (function pointers from dlsym's object pointers, through their bytes) */
+	for (size_t i = 0; d->handle && i < PA_ARRAY_SIZE(names); i++)
+		memcpy(slots[i], &syms[i], sizeof(syms[i]));
 	return d->handle != NULL;
 }
 

@@ -37,9 +37,10 @@ static int check_opts(const struct pa_annotate_opts *ao, const char *percent_typ
 		fprintf(stderr, "pa: annotate: -M takes att or intel, not '%s'\n", ao->style);
 		return -1;
 	}
-	if (!ao->objdump && !pa_annotate_has_capstone()) {
-		fprintf(stderr, "pa: annotate: pa was built without capstone: disassemble with "
-		                "--objdump PATH\n");
+	const char *why = ao->objdump ? NULL : pa_annotate_capstone_why();
+	if (why) {
+		fprintf(stderr, "pa: annotate: no capstone (%s): disassemble with --objdump PATH\n",
+		        why);
 		return -1;
 	}
 	if (html != (html_out != NULL)) {

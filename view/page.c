@@ -130,8 +130,9 @@ static void put_delta(struct pa_buf *b, uint64_t from, uint64_t to)
 	put_varint(b, to >= from ? (to - from) * 2 : (from - to) * 2 - 1);
 }
 
-/* n bytes as one JSON string of their base64 (no '<', '>', '&') */
-static void put_base64(FILE *out, const unsigned char *p, size_t n)
+/* n bytes as one JSON string of their base64 (no '<', '>', '&'); 0, or
+ * -ENOSYS when libcrypto cannot be opened (util/dl.h) */
+static int put_base64(FILE *out, const unsigned char *p, size_t n)
 {
 	enum { CHUNK = 3 * 4096 }; /* whole groups of 3: no padding between */
 	unsigned char text[4 * (CHUNK / 3) + 1];
@@ -139,9 +140,12 @@ static void put_base64(FILE *out, const unsigned char *p, size_t n)
 	for (size_t at = 0; at < n; at += CHUNK) {
 		size_t len = n - at < CHUNK ? n - at : CHUNK;
 		int w = EVP_EncodeBlock(text, p + at, (int)len);
+		if (w < 0)
+			return -ENOSYS;
 		fwrite(text, 1, (size_t)w, out);
 	}
 	putc('"', out);
+	return 0;
 }
 
 /* the top-down trie of the stacks' chains: a node's parent and frame
@@ -215,9 +219,8 @@ static int put_stacks(struct vmodel *m, FILE *out)
 		put_varint(&b, len ? v[len - 1] : 0);
 	}
 	fprintf(out, "\"stacks\":{\"n\":%zu,\"nodes\":%zu,\"data\":\n", m->stacks.nr, t.nr);
-	put_base64(out, (const unsigned char *)b.data, b.len);
+	ret = put_base64(out, (const unsigned char *)b.data, b.len);
 	fputs("},\n", out);
-	ret = 0;
 out:
 	pa_buf_release(&b);
 	free(t.par);
@@ -272,9 +275,8 @@ static int put_aggs(struct vmodel *m, FILE *out)
 	for (uint32_t e = 0; e < nev; e++)
 		fprintf(out, e ? ",%" PRIu64 : "%" PRIu64, unit[e]);
 	fputs("],\"data\":\n", out);
-	put_base64(out, (const unsigned char *)b.data, b.len);
+	ret = put_base64(out, (const unsigned char *)b.data, b.len);
 	fputs("}}\n", out);
-	ret = 0;
 out:
 	free(seen);
 	pa_buf_release(&b);

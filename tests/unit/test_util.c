@@ -9,12 +9,14 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "util/dl.h"
 #include "util/rbtree.h"
 #include "util/util.h"
 
@@ -555,10 +557,80 @@ static void test_edit_distance(void **state)
 	assert_int_equal(pa_edit_distance(a, b, 4), 1);
 }
 
+/* ---- util/dl.h: libraries opened when first used ---- */
+
+/* zlib's version string through a forwarder of its own name (zlib is a
+ * library pa needs anyway, on every arch; this test does not link it) */
+#define ZFUNCS(X, V) X(const char *, zlibVersion, (void), (), NULL)
+PA_DL_TABLE(zlib_lib, "libz.so.1", ZFUNCS);
+#define ZFWD(r, n, p, a, f) PA_DL_FWD(zlib_lib, r, n, p, a, f)
+ZFUNCS(ZFWD, ZFWD)
+
+/* one that is not there: its forwarder returns the failure value */
+#define MFUNCS(X, V)                                                                               \
+	X(int, pa_test_missing_fn, (int x), (x), -7)                                               \
+	V(pa_test_missing_void, (int x), (x))
+PA_DL_TABLE(missing_lib, "libpa-test-no-such-library.so.1", MFUNCS);
+#define MFWD(r, n, p, a, f) PA_DL_FWD(missing_lib, r, n, p, a, f)
+#define MFWD_VOID(n, p, a)  PA_DL_FWD_VOID(missing_lib, n, p, a)
+int pa_test_missing_fn(int x);
+void pa_test_missing_void(int x);
+MFUNCS(MFWD, MFWD_VOID)
+
+/* and one pa was built without */
+#define NFUNCS(X, V) X(int, pa_test_unbuilt_fn, (void), (), -3)
+PA_DL_TABLE(unbuilt_lib, NULL, NFUNCS);
+#define NFWD(r, n, p, a, f) PA_DL_FWD(unbuilt_lib, r, n, p, a, f)
+int pa_test_unbuilt_fn(void);
+NFUNCS(NFWD, NFWD)
+
+const char *zlibVersion(void);
+
+static void test_dl_open(void **state)
+{
+	(void)state;
+	char why[160] = "";
+	void *slot[2] = {0};
+	const char *const one[] = {"zlibVersion"};
+	assert_non_null(pa_dl_open("libz.so.1", one, slot, 1, why, sizeof(why)));
+	assert_non_null(slot[0]);
+	/* a symbol missing: no handle, the symbol named */
+	const char *const two[] = {"zlibVersion", "pa_test_no_such_symbol"};
+	assert_null(pa_dl_open("libz.so.1", two, slot, 2, why, sizeof(why)));
+	assert_non_null(strstr(why, "pa_test_no_such_symbol"));
+	/* the library missing: the loader's reason, naming it */
+	why[0] = 0;
+	assert_null(pa_dl_open("libpa-test-no-such-library.so.1", one, slot, 1, why, sizeof(why)));
+	assert_non_null(strstr(why, "libpa-test-no-such-library.so.1"));
+}
+
+static void test_dl_forwarders(void **state)
+{
+	(void)state;
+	/* opened on the first call, and the library's answer comes back */
+	assert_int_equal(atomic_load(&zlib_lib.done), 0);
+	const char *v = zlibVersion();
+	assert_non_null(v);
+	assert_true(v[0] >= '1' && v[0] <= '9' && v[1] == '.');
+	assert_int_equal(atomic_load(&zlib_lib.done), 1);
+	assert_true(pa_dl_lib_load(&zlib_lib));
+	assert_ptr_equal(zlibVersion(), v);
+	/* not there: the failure value, every time, and why */
+	assert_int_equal(pa_test_missing_fn(1), -7);
+	pa_test_missing_void(1);
+	assert_int_equal(pa_test_missing_fn(2), -7);
+	assert_false(pa_dl_lib_load(&missing_lib));
+	assert_non_null(strstr(missing_lib.why, "libpa-test-no-such-library.so.1"));
+	assert_int_equal(pa_test_unbuilt_fn(), -3);
+	assert_false(pa_dl_lib_load(&unbuilt_lib));
+	assert_non_null(strstr(unbuilt_lib.why, "built without"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_edit_distance), cmocka_unit_test(test_seqset),
+	    cmocka_unit_test(test_dl_open),       cmocka_unit_test(test_dl_forwarders),
 	    cmocka_unit_test(test_rb_shape),      cmocka_unit_test(test_rb_found),
 	    cmocka_unit_test(test_rb_random),     cmocka_unit_test(test_note_good),
 	    cmocka_unit_test(test_note_several),  cmocka_unit_test(test_note_bad),
