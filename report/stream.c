@@ -43,9 +43,9 @@
 
 #define BATCH_BYTES  (256u << 10)
 #define NBATCH       8
-#define KEY_SLOTS    16384
+#define SLOTS_MAX    16384u /* of each cache (a power of two) */
+#define SLOTS_MIN    256u
 #define KEY_MAX      24
-#define SAMPLE_SLOTS 16384
 #define SAMPLE_RAW   5 /* call-chain entries a cached sample may have */
 
 struct rec {
@@ -98,8 +98,14 @@ struct batch {
 };
 
 struct pa_stream {
+	/* both caches have nslots slots (sized from the input), zeroed
+	 * lazily: calloc'd, the pages an input never uses are never touched
+	 * (a small file's report paid more for the caches than for its
+	 * samples) */
+	uint32_t nslots;
 	/* stage 1 */
 	struct sample_slot *samples_cache;
+	void *samples_mem; /* (what samples_cache, 64-byte aligned, is in) */
 	struct pa_chainer *chainer;
 	struct batch *cur;
 	uint32_t *tmp;
@@ -217,7 +223,7 @@ static int consume(struct pa_report *r, const struct rec *rc, uint64_t h, const 
 	const uint32_t *fr = (const uint32_t *)(rc + 1);
 	struct key_slot *ks = NULL;
 	if (rc->n <= KEY_MAX && !r->ordered) { /* (the cache sums out of order) */
-		ks = &st->keys[h & (KEY_SLOTS - 1)];
+		ks = &st->keys[h & (st->nslots - 1)];
 		/* the pending record's key goes into this slot first */
 		if (p->ks == ks && finish_pending(r, p))
 			return -ENOMEM;
@@ -262,7 +268,7 @@ static uint64_t hash_ahead(struct pa_stream *st, const struct batch *b, size_t *
 	if (rc->n > KEY_MAX)
 		return 0;
 	uint64_t h = key_hash(rc, (const uint32_t *)(rc + 1));
-	const char *p = (const char *)&st->keys[h & (KEY_SLOTS - 1)];
+	const char *p = (const char *)&st->keys[h & (st->nslots - 1)];
 	__builtin_prefetch(p);
 	__builtin_prefetch(p + 64);
 	return h;
@@ -424,7 +430,8 @@ static void prefetch_sample_slot(struct pa_report *r, struct pa_session *s)
 {
 	uint64_t h = pa_session_sample_key_ahead(s);
 	if (h && !r->need_cpu) {
-		const char *p = (const char *)&r->stream->samples_cache[h & (SAMPLE_SLOTS - 1)];
+		const char *p =
+		    (const char *)&r->stream->samples_cache[h & (r->stream->nslots - 1)];
 		__builtin_prefetch(p);
 		__builtin_prefetch(p + 64);
 	}
@@ -522,7 +529,7 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 		    .kcpu = r->need_cpu ? cpu : UINT32_MAX,
 		    .tag = sample_tag(evsel, ev->misc & PA_MISC_CPUMODE_MASK, nr)};
 		h = sample_key_hash(s, ev, &key);
-		ss = &st->samples_cache[h & (SAMPLE_SLOTS - 1)];
+		ss = &st->samples_cache[h & (st->nslots - 1)];
 		if (sample_slot_is(ss, h, &key)) {
 			ss->acc_period += period;
 			ss->acc_count++;
@@ -563,21 +570,33 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 
 /* ---- lifecycle ------------------------------------------------------------- */
 
+/* A slot per 128 bytes of samples, within [SLOTS_MIN, SLOTS_MAX]; the
+ * most for a pipe (no size known). */
+static uint32_t cache_slots(uint64_t data_size)
+{
+	uint32_t n = SLOTS_MIN;
+	if (!data_size)
+		return SLOTS_MAX;
+	while (n < SLOTS_MAX && (uint64_t)n * 128 < data_size)
+		n *= 2;
+	return n;
+}
+
 int pa_stream_start(struct pa_report *r)
 {
 	struct pa_stream *st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
 	r->stream = st;
-	st->samples_cache = aligned_alloc(64, SAMPLE_SLOTS * sizeof(*st->samples_cache));
-	if (st->samples_cache)
-		memset(st->samples_cache, 0, SAMPLE_SLOTS * sizeof(*st->samples_cache));
+	st->nslots = cache_slots(pa_file_layout(pa_session_file(r->session))->data_size);
+	/* (an empty key slot has no thread: it matches no record) */
+	st->samples_mem = calloc(st->nslots + 1, sizeof(*st->samples_cache));
+	st->samples_cache =
+	    (struct sample_slot *)(uintptr_t)PA_ALIGN_UP((uintptr_t)st->samples_mem, 64);
 	st->chainer = pa_chainer_new(r->res, r->cg.max_stack, r->cg.caller);
-	st->keys = calloc(KEY_SLOTS, sizeof(*st->keys));
-	if (!st->samples_cache || !st->chainer || !st->keys)
+	st->keys = calloc(st->nslots, sizeof(*st->keys));
+	if (!st->samples_mem || !st->chainer || !st->keys)
 		return -ENOMEM;
-	for (size_t i = 0; i < KEY_SLOTS; i++)
-		st->keys[i].n = UINT16_MAX; /* never matches */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	st->may_thread = cpus > 1 && !r->opts.no_threads;
 	if (!(st->b[0].buf = malloc(BATCH_BYTES)))
@@ -593,7 +612,7 @@ int pa_stream_finish(struct pa_report *r)
 		return 0;
 	int ret = 0;
 	st->may_thread = false; /* the sums flushed here are no reason to start one */
-	for (size_t i = 0; i < SAMPLE_SLOTS; i++)
+	for (size_t i = 0; i < st->nslots; i++)
 		if ((ret = flush_sample_slot(r, &st->samples_cache[i])))
 			break;
 	if (st->threaded) {
@@ -612,9 +631,8 @@ int pa_stream_finish(struct pa_report *r)
 		ret = consume_batch(r, st->cur);
 		st->cur->used = 0;
 	}
-	for (size_t i = 0; !ret && i < KEY_SLOTS; i++)
-		if (st->keys[i].n != UINT16_MAX)
-			flush_slot(r, &st->keys[i]);
+	for (size_t i = 0; !ret && i < st->nslots; i++)
+		flush_slot(r, &st->keys[i]);
 	return ret;
 }
 
@@ -638,7 +656,7 @@ void pa_stream_free(struct pa_report *r)
 	}
 	for (unsigned i = 0; i < NBATCH; i++)
 		free(st->b[i].buf);
-	free(st->samples_cache);
+	free(st->samples_mem);
 	pa_chainer_free(st->chainer);
 	free(st->keys);
 	free(st->tmp);
