@@ -226,6 +226,7 @@ struct pa_evsel {
 	uint32_t nr_ids;
 	uint32_t sample_size; /* bytes of the fixed part (perf's evsel->sample_size) */
 	int id_pos, is_pos;  /* id position in samples / from the end of trailers */
+	uint32_t time_pos;   /* TIME's offset in a sample record (past its header); 0: none */
 };
 
 /* The event's name: the recorded one, else what perf derives from the attr

@@ -660,13 +660,9 @@ int pa_rec_decode_time(struct pa_file *f, struct pa_event *ev, const uint8_t *p,
 	/* (only where the whole decode cannot fail later) */
 	if (!evsel || !sample_fast_ok(evsel, p, size))
 		return -1;
-	/* TIME follows IDENTIFIER, IP and TID, all fixed slots */
-	uint64_t t = evsel->attr.sample_type;
-	size_t at = 8 + 8 * (size_t)__builtin_popcountll(
-	                        t & (PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP | PA_SAMPLE_TID));
 	ev->evsel = evsel;
-	ev->sample.type = t;
-	ev->sample.time = (t & PA_SAMPLE_TIME) ? ld64(p + at, false) : 0;
+	ev->sample.type = evsel->attr.sample_type;
+	ev->sample.time = evsel->time_pos ? ld64(p + evsel->time_pos, false) : 0;
 	ev->lazy = true;
 	return 0;
 }
