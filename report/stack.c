@@ -261,6 +261,7 @@ struct fnode {
 	uint32_t first_child, next_sibling;
 	uint32_t dso_loc; /* a loc for the dso / kind of the frame */
 	uint8_t kind, inlined;
+	uint32_t first;   /* the first bucket through it: kind, inlined, dso_loc are its */
 	int32_t pid, tid; /* first sample's thread */
 	const char *comm;
 	uint64_t count, period; /* stacks ending here */
@@ -278,6 +279,11 @@ struct folded {
 	uint32_t *loc_name, *loc_nnames;
 	uint32_t *extra; /* name ids of locs with several names */
 	size_t nr_extra, cap_extra;
+	/* each bucket's way down from its process node (build_folded) */
+	struct fwalk *walks;
+	size_t nr_walks, cap_walks;
+	struct fframe *steps;
+	size_t nr_steps, cap_steps;
 };
 
 static uint64_t fnode_hash(uint32_t parent, uint32_t name)
@@ -318,6 +324,13 @@ static int fnode_child(struct folded *f, uint32_t parent, uint32_t name, uint32_
 struct fframe {
 	uint32_t name, loc;
 	uint8_t kind, inlined;
+};
+
+/* A bucket's names from its process node down to its leaf: steps[off ..
+ * off + len), outer first. */
+struct fwalk {
+	size_t off;
+	uint32_t len, proc, bucket;
 };
 
 /* -U, -K and -d split a stack the way bcc's profile does: by the context
@@ -422,6 +435,89 @@ static int process_name(struct folded *f, const struct bucket *b, struct pa_buf 
 	return name_id(&f->names, tmp->data, tmp->len, out);
 }
 
+/* Walks by process node, then their names (a walk before those it is a
+ * prefix of), then bucket order. */
+static int walk_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct fwalk *a = pa, *b = pb;
+	const struct fframe *st = ctx;
+	if (a->proc != b->proc)
+		return a->proc < b->proc ? -1 : 1;
+	uint32_t n = a->len < b->len ? a->len : b->len;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t x = st[a->off + k].name, y = st[b->off + k].name;
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return a->bucket < b->bucket ? -1 : 1;
+}
+
+/* The tree below the process nodes, from the walks sorted: a walk shares
+ * with the one before it all the nodes of their common names, and every
+ * node past them is new (the walks through a node are neighbours), so no
+ * node is looked up; on deep chains the lookups, a cache miss each, were
+ * half of pa folded. A node's kind, inline mark and loc are those of the
+ * first bucket through it, as when the buckets went down in their order;
+ * so are the leaf's thread and comm (equal walks keep bucket order). */
+static int build_tree(struct folded *f)
+{
+	struct pa_report *r = f->r;
+	uint32_t *path = NULL;
+	size_t cap_path = 0;
+	const struct fwalk *prev = NULL;
+	int ret = 0;
+	qsort_r(f->walks, f->nr_walks, sizeof(*f->walks), walk_cmp, f->steps);
+	for (size_t i = 0; i < f->nr_walks; i++) {
+		const struct fwalk *w = &f->walks[i];
+		const struct fframe *st = f->steps + w->off;
+		uint32_t k = 0, cur = w->proc;
+		if (PA_GROW(path, cap_path, w->len, 256) ||
+		    PA_GROW(f->nodes, f->cap, f->nr + w->len, 1024)) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (prev && prev->proc == w->proc) {
+			uint32_t n = prev->len < w->len ? prev->len : w->len;
+			const struct fframe *ps = f->steps + prev->off;
+			while (k < n && ps[k].name == st[k].name)
+				k++;
+		}
+		for (uint32_t d = 0; d < w->len; d++) {
+			struct fnode *nd;
+			if (d < k) {
+				cur = path[d];
+				nd = &f->nodes[cur];
+				if (nd->first < w->bucket)
+					continue;
+			} else {
+				cur = (uint32_t)f->nr++;
+				nd = &f->nodes[cur];
+				*nd = (struct fnode){.parent = d ? path[d - 1] : w->proc,
+				                     .name = st[d].name};
+				path[d] = cur;
+			}
+			nd->first = w->bucket;
+			nd->kind = st[d].kind;
+			nd->inlined = st[d].inlined;
+			nd->dso_loc = st[d].loc;
+		}
+		struct fnode *leaf = &f->nodes[cur];
+		const struct bucket *bk = &r->buckets[w->bucket];
+		if (!leaf->count && !leaf->period) {
+			leaf->pid = pa_thread_pid(bk->thread);
+			leaf->tid = pa_thread_tid(bk->thread);
+			leaf->comm = bk->comm;
+		}
+		leaf->count += bk->count;
+		leaf->period += bk->period;
+		prev = w;
+	}
+	free(path);
+	return ret;
+}
+
 static int build_folded(struct folded *f)
 {
 	struct pa_report *r = f->r;
@@ -497,38 +593,27 @@ static int build_folded(struct folded *f)
 		if (r->opts.delimiter && (ret = name_id(&f->names, "-", 1, &delim)))
 			break;
 		/* outer to leaf */
-		for (size_t k = nf; k-- > skip && !ret;) {
-			if (r->opts.delimiter && k + 1 < nf && !in_kernel_stack(r, fr[k + 1].loc) &&
-			    in_kernel_stack(r, fr[k].loc)) {
-				if ((ret = fnode_child(f, cur, delim, &cur, &created)))
-					break;
-				if (created) {
-					f->nodes[cur].kind = PA_FRAME_DELIM;
-					f->nodes[cur].dso_loc = UINT32_MAX;
-				}
-			}
-			if ((ret = fnode_child(f, cur, fr[k].name, &cur, &created)))
-				break;
-			if (created) {
-				f->nodes[cur].kind = fr[k].kind;
-				f->nodes[cur].inlined = fr[k].inlined;
-				f->nodes[cur].dso_loc = fr[k].loc;
-			}
-		}
-		if (ret)
+		if (PA_GROW(f->walks, f->cap_walks, f->nr_walks + 1, 1024) ||
+		    PA_GROW(f->steps, f->cap_steps, f->nr_steps + 2 * nf, 4096)) {
+			ret = -ENOMEM;
 			break;
-		struct fnode *leaf = &f->nodes[cur];
-		if (!leaf->count && !leaf->period) {
-			leaf->pid = pa_thread_pid(bk->thread);
-			leaf->tid = pa_thread_tid(bk->thread);
-			leaf->comm = bk->comm;
 		}
-		leaf->count += bk->count;
-		leaf->period += bk->period;
+		struct fwalk *w = &f->walks[f->nr_walks++];
+		*w = (struct fwalk){.off = f->nr_steps, .proc = cur, .bucket = (uint32_t)i};
+		for (size_t k = nf; k-- > skip;) {
+			if (r->opts.delimiter && k + 1 < nf && !in_kernel_stack(r, fr[k + 1].loc) &&
+			    in_kernel_stack(r, fr[k].loc))
+				f->steps[f->nr_steps++] = (struct fframe){
+				    .name = delim, .loc = UINT32_MAX, .kind = PA_FRAME_DELIM};
+			f->steps[f->nr_steps++] = fr[k];
+		}
+		w->len = (uint32_t)(f->nr_steps - w->off);
 	}
 	free(fr);
 	pa_buf_release(&b);
 	pa_buf_release(&tmp);
+	if (!ret)
+		ret = build_tree(f);
 	/* children lists, for the walk */
 	for (size_t i = f->nr; i-- > 1;) {
 		struct fnode *n = &f->nodes[i];
@@ -651,6 +736,8 @@ int pa_report_foreach_stack(struct pa_report *r, pa_report_stack_fn fn, void *ct
 	free(f.loc_name);
 	free(f.loc_nnames);
 	free(f.extra);
+	free(f.walks);
+	free(f.steps);
 	free(f.names.str);
 	free(f.names.table);
 	pa_arena_release(&f.arena);
