@@ -25,29 +25,30 @@ struct out_ctx {
 	int rc;
 };
 
+/* The line pa folded prints for st (its count or period v), in o->line:
+ * one write per line (a stdio call per frame was a tenth of pa folded on
+ * deep chains). */
+static int format_line(struct out_ctx *o, const struct pa_stack *st, uint64_t v)
+{
+	o->line.len = 0;
+	int rc = pa_buf_add(&o->line, st->process, strlen(st->process));
+	for (uint32_t i = 0; !rc && i < st->nr_frames; i++) {
+		rc = pa_buf_add(&o->line, ";", 1);
+		if (!rc)
+			rc = pa_buf_add(&o->line, st->frames[i].name, strlen(st->frames[i].name));
+	}
+	return rc ? rc : pa_buf_addf(&o->line, " %" PRIu64 "\n", v);
+}
+
 static int print_stack(void *ctx, const struct pa_stack *st)
 {
 	struct out_ctx *o = ctx;
-	uint64_t v = o->period ? st->period : st->count;
-	if (o->diff) {
-		/* the very line `pa folded` prints, read back as difffolded.pl reads it */
-		o->line.len = 0;
-		int rc = pa_buf_add(&o->line, st->process, strlen(st->process));
-		for (uint32_t i = 0; !rc && i < st->nr_frames; i++)
-			rc = pa_buf_addf(&o->line, ";%s", st->frames[i].name);
-		if (!rc)
-			rc = pa_buf_addf(&o->line, " %" PRIu64 "\n", v);
-		if (!rc)
-			rc = pa_flame_diff_add(o->diff, o->side, o->line.data, o->line.len);
-		return rc ? (o->rc = rc) : 0;
-	}
-	fputs(st->process, o->out);
-	for (uint32_t i = 0; i < st->nr_frames; i++) {
-		fputc(';', o->out);
-		fputs(st->frames[i].name, o->out);
-	}
-	fprintf(o->out, " %" PRIu64 "\n", v);
-	return ferror(o->out) ? -1 : 0;
+	int rc = format_line(o, st, o->period ? st->period : st->count);
+	if (!rc && o->diff) /* read back as difffolded.pl reads it */
+		rc = pa_flame_diff_add(o->diff, o->side, o->line.data, o->line.len);
+	else if (!rc)
+		return fwrite(o->line.data, 1, o->line.len, o->out) == o->line.len ? 0 : -1;
+	return rc ? (o->rc = rc) : 0;
 }
 
 /* Fold the recording f (opened from path) into o. Returns an exit status. */
