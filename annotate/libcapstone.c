@@ -22,14 +22,12 @@
 	  (h, code, size, addr, in), false)                                                        \
 	X(bool, cs_insn_group, (csh h, const cs_insn *in, unsigned int g), (h, in, g), false)
 
-PA_DL_TABLE(libcapstone, PA_SONAME_CAPSTONE, FUNCS);
-#define FWD(r, n, p, a, f) PA_DL_FWD(libcapstone, r, n, p, a, f)
-#define FWD_VOID(n, p, a)  PA_DL_FWD_VOID(libcapstone, n, p, a)
-FUNCS(FWD, FWD_VOID)
+#define PA_DL_THIS libcapstone
+PA_DL_DEFINE(PA_SONAME_CAPSTONE, FUNCS)
 
 const char *pa_annotate_capstone_why(void)
 {
-	return pa_dl_lib_load(&libcapstone) ? NULL : libcapstone.why;
+	return pa_dl_lib_why(&libcapstone);
 }
 #else
 const char *pa_annotate_capstone_why(void)

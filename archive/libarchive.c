@@ -58,12 +58,10 @@
 	V(archive_entry_set_size, (N, la_int64_t s), (e, s))                                       \
 	V(archive_entry_set_mtime, (N, time_t t, long ns), (e, t, ns))
 
-PA_DL_TABLE(libarchive, PA_SONAME_ARCHIVE, FUNCS);
-#define FWD(r, n, p, a, f) PA_DL_FWD(libarchive, r, n, p, a, f)
-#define FWD_VOID(n, p, a)  PA_DL_FWD_VOID(libarchive, n, p, a)
-FUNCS(FWD, FWD_VOID)
+#define PA_DL_THIS libarchive
+PA_DL_DEFINE(PA_SONAME_ARCHIVE, FUNCS)
 
 const char *pa_archive__lib_why(void)
 {
-	return pa_dl_lib_load(&libarchive) ? NULL : libarchive.why;
+	return pa_dl_lib_why(&libarchive);
 }

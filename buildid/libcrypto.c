@@ -24,7 +24,5 @@
 	  (d, n, md, s, t, e), 0)                                                                  \
 	X(int, EVP_EncodeBlock, (unsigned char *t, const unsigned char *f, int n), (t, f, n), -1)
 
-PA_DL_TABLE(libcrypto, PA_SONAME_CRYPTO, FUNCS);
-#define FWD(r, n, p, a, f) PA_DL_FWD(libcrypto, r, n, p, a, f)
-#define FWD_VOID(n, p, a)  PA_DL_FWD_VOID(libcrypto, n, p, a)
-FUNCS(FWD, FWD_VOID)
+#define PA_DL_THIS libcrypto
+PA_DL_DEFINE(PA_SONAME_CRYPTO, FUNCS)

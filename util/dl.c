@@ -50,3 +50,8 @@ bool pa_dl_lib_load(struct pa_dl_lib *l)
 	}
 	return l->handle != NULL;
 }
+
+const char *pa_dl_lib_why(struct pa_dl_lib *l)
+{
+	return pa_dl_lib_load(l) ? NULL : l->why;
+}

@@ -36,37 +36,45 @@ struct pa_dl_lib {
 
 /* l opened (once); false: not there, l->why says why. */
 bool pa_dl_lib_load(struct pa_dl_lib *l);
+/* NULL when l is opened (now, if not yet), else why not. */
+const char *pa_dl_lib_why(struct pa_dl_lib *l);
 
 /* A library's forwarders: FUNCS(X, V) lists its functions, X(ret, name,
  * (params), (args), value on failure) and V(name, (params), (args)) for
- * those returning void. PA_DL_TABLE(lib, soname, FUNCS) defines the
- * table `lib` and a function of each name that opens the library on the
- * first call and calls its own (the call sites stay the library's). */
+ * those returning void. In the file that has them, #define PA_DL_THIS as
+ * the table's name, then PA_DL_DEFINE(soname, FUNCS): the table, and a
+ * function of each name that opens the library on the first call and
+ * calls its own (the call sites stay the library's). */
+#define PA_DL_DEFINE(so, FUNCS)       PA_DL_DEFINE_(PA_DL_THIS, so, FUNCS)
+#define PA_DL_DEFINE_(lib, so, FUNCS) PA_DL_DEFINE__(lib, so, FUNCS)
+#define PA_DL_DEFINE__(lib, so, FUNCS)                                                             \
+	enum { FUNCS(PA_DL_ENUM_X, PA_DL_ENUM_V) PA_DL_NR_##lib };                                 \
+	static const char *const lib##_names[] = {FUNCS(PA_DL_NAME_X, PA_DL_NAME_V)};              \
+	static void *lib##_slots[PA_DL_NR_##lib];                                                  \
+	static struct pa_dl_lib lib = PA_DL_LIB_INIT(so, lib##_names, lib##_slots);                \
+	FUNCS(PA_DL_FWD_X, PA_DL_FWD_V)
 #define PA_DL_ENUM_X(r, n, p, a, f) PA_DL_I_##n,
 #define PA_DL_ENUM_V(n, p, a)       PA_DL_I_##n,
 #define PA_DL_NAME_X(r, n, p, a, f) #n,
 #define PA_DL_NAME_V(n, p, a)       #n,
-#define PA_DL_TABLE(lib, so, FUNCS)                                                                \
-	enum { FUNCS(PA_DL_ENUM_X, PA_DL_ENUM_V) PA_DL_NR_##lib };                                 \
-	static const char *const lib##_names[] = {FUNCS(PA_DL_NAME_X, PA_DL_NAME_V)};              \
-	static void *lib##_slots[PA_DL_NR_##lib];                                                  \
-	static struct pa_dl_lib lib = PA_DL_LIB_INIT(so, lib##_names, lib##_slots)
-#define PA_DL_FWD(lib, r, n, p, a, f)                                                              \
+#define PA_DL_FWD_X(r, n, p, a, f)  PA_DL_FWD_X_(PA_DL_THIS, r, n, p, a, f)
+#define PA_DL_FWD_V(n, p, a)        PA_DL_FWD_V_(PA_DL_THIS, n, p, a)
+#define PA_DL_FWD_X_(lib, r, n, p, a, f)                                                           \
 	r n p                                                                                      \
 	{                                                                                          \
 		r(*fn_) p;                                                                         \
 		if (!pa_dl_lib_load(&lib))                                                         \
 			return f;                                                                  \
-		memcpy(&fn_, &lib##_slots[PA_DL_I_##n], sizeof(fn_));                              \
+		memcpy(&fn_, &lib.slots[PA_DL_I_##n], sizeof(fn_));                                \
 		return fn_ a;                                                                      \
 	}
-#define PA_DL_FWD_VOID(lib, n, p, a)                                                               \
+#define PA_DL_FWD_V_(lib, n, p, a)                                                                 \
 	void n p                                                                                   \
 	{                                                                                          \
 		void(*fn_) p;                                                                      \
 		if (!pa_dl_lib_load(&lib))                                                         \
 			return;                                                                    \
-		memcpy(&fn_, &lib##_slots[PA_DL_I_##n], sizeof(fn_));                              \
+		memcpy(&fn_, &lib.slots[PA_DL_I_##n], sizeof(fn_));                                \
 		fn_ a;                                                                             \
 	}
 

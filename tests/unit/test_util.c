@@ -561,30 +561,28 @@ static void test_edit_distance(void **state)
 
 /* zlib's version string through a forwarder of its own name (zlib is a
  * library pa needs anyway, on every arch; this test does not link it) */
+const char *zlibVersion(void);
 #define ZFUNCS(X, V) X(const char *, zlibVersion, (void), (), NULL)
-PA_DL_TABLE(zlib_lib, "libz.so.1", ZFUNCS);
-#define ZFWD(r, n, p, a, f) PA_DL_FWD(zlib_lib, r, n, p, a, f)
-ZFUNCS(ZFWD, ZFWD)
+#define PA_DL_THIS   zlib_lib
+PA_DL_DEFINE("libz.so.1", ZFUNCS)
+#undef PA_DL_THIS
 
 /* one that is not there: its forwarder returns the failure value */
 #define MFUNCS(X, V)                                                                               \
 	X(int, pa_test_missing_fn, (int x), (x), -7)                                               \
 	V(pa_test_missing_void, (int x), (x))
-PA_DL_TABLE(missing_lib, "libpa-test-no-such-library.so.1", MFUNCS);
-#define MFWD(r, n, p, a, f) PA_DL_FWD(missing_lib, r, n, p, a, f)
-#define MFWD_VOID(n, p, a)  PA_DL_FWD_VOID(missing_lib, n, p, a)
 int pa_test_missing_fn(int x);
 void pa_test_missing_void(int x);
-MFUNCS(MFWD, MFWD_VOID)
+#define PA_DL_THIS missing_lib
+PA_DL_DEFINE("libpa-test-no-such-library.so.1", MFUNCS)
+#undef PA_DL_THIS
 
 /* and one pa was built without */
 #define NFUNCS(X, V) X(int, pa_test_unbuilt_fn, (void), (), -3)
-PA_DL_TABLE(unbuilt_lib, NULL, NFUNCS);
-#define NFWD(r, n, p, a, f) PA_DL_FWD(unbuilt_lib, r, n, p, a, f)
 int pa_test_unbuilt_fn(void);
-NFUNCS(NFWD, NFWD)
-
-const char *zlibVersion(void);
+#define PA_DL_THIS unbuilt_lib
+PA_DL_DEFINE(NULL, NFUNCS)
+#undef PA_DL_THIS
 
 static void test_dl_open(void **state)
 {
@@ -621,6 +619,8 @@ static void test_dl_forwarders(void **state)
 	assert_int_equal(pa_test_missing_fn(2), -7);
 	assert_false(pa_dl_lib_load(&missing_lib));
 	assert_non_null(strstr(missing_lib.why, "libpa-test-no-such-library.so.1"));
+	assert_ptr_equal(pa_dl_lib_why(&missing_lib), missing_lib.why);
+	assert_null(pa_dl_lib_why(&zlib_lib));
 	assert_int_equal(pa_test_unbuilt_fn(), -3);
 	assert_false(pa_dl_lib_load(&unbuilt_lib));
 	assert_non_null(strstr(unbuilt_lib.why, "built without"));
