@@ -21,7 +21,7 @@ int pa_view_write(struct pa_trace *t, const struct pa_view_opts *opts, FILE *out
 		goto out;
 	}
 	ret = vpage_write(&m, opts, out);
-	what = "out of memory";
+	what = ret == -ENOSYS ? "libcrypto (base64) cannot be opened" : "out of memory";
 	if (!ret && (fflush(out) || ferror(out))) {
 		what = "write error";
 		ret = -EIO;
