@@ -255,6 +255,7 @@ int cmd_folded(int argc, const char **argv)
 		return status;
 	struct out_ctx o = {.out = stdout, .period = period};
 	status = fold(f, path, &ro, max_mem, &o);
+	pa_buf_release(&o.line);
 	pa_file_close(f);
 	return status;
 }

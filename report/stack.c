@@ -468,7 +468,8 @@ static int build_tree(struct folded *f)
 	size_t cap_path = 0;
 	const struct fwalk *prev = NULL;
 	int ret = 0;
-	qsort_r(f->walks, f->nr_walks, sizeof(*f->walks), walk_cmp, f->steps);
+	if (f->nr_walks) /* (no walks: no array at all) */
+		qsort_r(f->walks, f->nr_walks, sizeof(*f->walks), walk_cmp, f->steps);
 	for (size_t i = 0; i < f->nr_walks; i++) {
 		const struct fwalk *w = &f->walks[i];
 		const struct fframe *st = f->steps + w->off;
