@@ -260,9 +260,8 @@ struct fnode {
 	uint32_t parent, name;
 	uint32_t first_child, next_sibling;
 	uint32_t dso_loc; /* a loc for the dso / kind of the frame */
-	uint8_t kind, inlined;
-	uint32_t first;   /* the first bucket through it: kind, inlined, dso_loc are its */
-	int32_t pid, tid; /* first sample's thread */
+	uint8_t kind, inlined; /* (with dso_loc: the first bucket's through it) */
+	int32_t pid, tid;      /* first sample's thread */
 	const char *comm;
 	uint64_t count, period; /* stacks ending here */
 };
@@ -464,8 +463,10 @@ static int walk_cmp(const void *pa, const void *pb, void *ctx)
 static int build_tree(struct folded *f)
 {
 	struct pa_report *r = f->r;
-	uint32_t *path = NULL;
-	size_t cap_path = 0;
+	/* the last walk's nodes, and the first bucket through each: a node
+	 * is asked that only while it is on the path */
+	uint32_t *path = NULL, *first = NULL;
+	size_t cap_path = 0, cap_first = 0;
 	const struct fwalk *prev = NULL;
 	int ret = 0;
 	if (f->nr_walks) /* (no walks: no array at all) */
@@ -475,6 +476,7 @@ static int build_tree(struct folded *f)
 		const struct fframe *st = f->steps + w->off;
 		uint32_t k = 0, cur = w->proc;
 		if (PA_GROW(path, cap_path, w->len, 256) ||
+		    PA_GROW(first, cap_first, w->len, 256) ||
 		    PA_GROW(f->nodes, f->cap, f->nr + w->len, 1024)) {
 			ret = -ENOMEM;
 			break;
@@ -490,7 +492,7 @@ static int build_tree(struct folded *f)
 			if (d < k) {
 				cur = path[d];
 				nd = &f->nodes[cur];
-				if (nd->first < w->bucket)
+				if (first[d] < w->bucket)
 					continue;
 			} else {
 				cur = (uint32_t)f->nr++;
@@ -499,7 +501,7 @@ static int build_tree(struct folded *f)
 				                     .name = st[d].name};
 				path[d] = cur;
 			}
-			nd->first = w->bucket;
+			first[d] = w->bucket;
 			nd->kind = st[d].kind;
 			nd->inlined = st[d].inlined;
 			nd->dso_loc = st[d].loc;
@@ -516,6 +518,7 @@ static int build_tree(struct folded *f)
 		prev = w;
 	}
 	free(path);
+	free(first);
 	return ret;
 }
 
