@@ -146,18 +146,13 @@ static int recorded_locs(struct pa_chainer *c, struct pa_session *s, struct pa_t
 {
 	struct chain_memo *cm = &c->memo[pa_hash64((uint64_t)(uintptr_t)t) & (MEMO_SLOTS - 1)];
 	uint32_t old_nr = cm->thread == t && cm->gen == gen ? cm->nr : 0;
-	uint32_t cpumode = PA_MISC_USER, n = 0;
+	uint8_t cpumode = PA_MISC_USER;
+	uint32_t n = 0;
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t ip = chain[i];
 		uint64_t k = nr - 1 - i; /* from the root */
 		if (ip >= PA_CONTEXT_MAX) {
-			if (ip == PA_CONTEXT_HV) {
-				cpumode = PA_MISC_HYPERVISOR;
-			} else if (ip == PA_CONTEXT_KERNEL) {
-				cpumode = PA_MISC_KERNEL;
-			} else if (ip == PA_CONTEXT_USER) {
-				cpumode = PA_MISC_USER;
-			} else {
+			if (!pa_session_chain_context(ip, &cpumode)) {
 				/* perf: "corrupted callchain", all of it discarded */
 				cm->thread = NULL;
 				*corrupt = true;

@@ -921,6 +921,23 @@ bool pa_session_resolve_ip(struct pa_session *s, struct pa_thread *t, const stru
 	return true;
 }
 
+bool pa_session_chain_context(uint64_t marker, uint8_t *cpumode)
+{
+	switch (marker) {
+	case PA_CONTEXT_KERNEL:
+		*cpumode = PA_MISC_KERNEL;
+		return true;
+	case PA_CONTEXT_USER:
+		*cpumode = PA_MISC_USER;
+		return true;
+	case PA_CONTEXT_HV:
+		*cpumode = PA_MISC_HYPERVISOR;
+		return true;
+	default:
+		return false;
+	}
+}
+
 void pa_session_mark_chain(struct pa_session *s, struct pa_thread *t, const struct pa_event *ev)
 {
 	uint8_t cpumode = PA_MISC_USER;
@@ -928,13 +945,9 @@ void pa_session_mark_chain(struct pa_session *s, struct pa_thread *t, const stru
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t ip = ev->sample.callchain[i];
 		struct pa_addr_loc loc;
-		if (ip == PA_CONTEXT_KERNEL)
-			cpumode = PA_MISC_KERNEL;
-		else if (ip == PA_CONTEXT_USER)
-			cpumode = PA_MISC_USER;
-		else if (ip == PA_CONTEXT_HV)
-			cpumode = PA_MISC_HYPERVISOR;
-		else if (ip < PA_CONTEXT_MAX && pa_session_find_map(s, t, cpumode, ip, &loc))
+		if (ip >= PA_CONTEXT_MAX) /* (one perf does not know: skipped) */
+			pa_session_chain_context(ip, &cpumode);
+		else if (pa_session_find_map(s, t, cpumode, ip, &loc))
 			loc.dso->chain_hit = true;
 	}
 }

@@ -182,6 +182,12 @@ bool pa_session_find_branch_map(struct pa_session *s, struct pa_thread *t, uint6
  * lands in is marked hit. */
 bool pa_session_resolve_ip(struct pa_session *s, struct pa_thread *t, const struct pa_event *ev,
 			   struct pa_addr_loc *loc);
+/* A PERF_CONTEXT_* marker of a call chain (>= PA_CONTEXT_MAX) as perf
+ * 6.1's machine__resolve_callchain takes it: *cpumode becomes the
+ * address space of the entries after it (kernel, user, hypervisor); false
+ * for one it does not know (perf then drops the whole chain), *cpumode
+ * left as it was. */
+bool pa_session_chain_context(uint64_t marker, uint8_t *cpumode);
 /* Mark chain_hit on each DSO the sample's recorded call chain lands in
  * (the address space switching at the context markers, as a call graph
  * does). */
