@@ -123,7 +123,7 @@ struct pa_report_opts {
 
 	/* ---- call chains (perf report -g, --children) ----
 	 * Any of these needs a session made with no_callchains = false. */
-	bool callchain;       /* keep call chains: stack trie, call graphs, stacks */
+	bool callchain;       /* keep call chains: raw stacks, call graphs, stacks */
 	bool children;        /* --children: Children + Self columns (accumulated) */
 	/* -g's argument, perf's syntax: print type graph|flat|fractal|folded|none,
 	 * threshold, print limit, caller|callee, function|address,

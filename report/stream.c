@@ -244,7 +244,7 @@ static int consume(struct pa_report *r, const struct rec *rc, uint64_t h, const 
 	uint64_t bh =
 	    pa_report_bucket_hash(rc->evsel, rc->thread, rc->comm, rc->kcpu, rc->sloc, stack);
 	pa_report_prefetch_bucket(r, bh);
-	if (next) /* its trie slot, while the pending record's bucket is found */
+	if (next) /* its stack table slot, while the pending record's bucket is found */
 		stack_prefetch(r, next);
 	if (finish_pending(r, p))
 		return -ENOMEM;
@@ -589,11 +589,11 @@ int pa_stream_start(struct pa_report *r)
 		return -ENOMEM;
 	r->stream = st;
 	st->nslots = cache_slots(pa_file_layout(pa_session_file(r->session))->data_size);
-	/* (an empty key slot has no thread: it matches no record) */
 	st->samples_mem = calloc(st->nslots + 1, sizeof(*st->samples_cache));
 	st->samples_cache =
 	    (struct sample_slot *)(uintptr_t)PA_ALIGN_UP((uintptr_t)st->samples_mem, 64);
 	st->chainer = pa_chainer_new(r->res, r->cg.max_stack, r->cg.caller);
+	/* (an empty key slot has no thread: it matches no record) */
 	st->keys = calloc(st->nslots, sizeof(*st->keys));
 	if (!st->samples_mem || !st->chainer || !st->keys)
 		return -ENOMEM;

@@ -225,7 +225,7 @@ bool pa_filter_evsel(struct pa_filter *f, const struct pa_evsel *e, unsigned idx
 
 /* ---- A trace: every sample of a recording, resolved (script, export) ----
  * The session's samples in time order, each kept small (64 bytes, no
- * copy of its record; its call chain a node of a trie of locations),
+ * copy of its record; its call chain an id of a set of location chains),
  * symbolized once after the stream (so kept until then: about 64 bytes a
  * sample); then walked in the same order. Filters as perf
  * script's (and report's): a filtered sample is not kept. Guest samples

@@ -2,7 +2,7 @@
  *
  * The stream keeps each sample that passes the filters as a small record
  * (no copy of the perf record) in time order, in chunks that never move,
- * its call chain a node of a trie of locations (each unique chain once);
+ * its call chain an id of a set of location chains (each unique one once);
  * the resolver symbolizes every unique location once after the stream;
  * the walk then rebuilds each chain, inline frames expanded, into a
  * scratch array. Side records (mmap, comm, fork/exit, switch) the caller

@@ -226,10 +226,10 @@ struct pa_seqset {
 int pa_seqset_add(struct pa_seqset *s, const uint32_t *v, uint32_t n, uint32_t *out);
 /* The same, with h = pa_seqset_hash(v, n) made beforehand (e.g. to fetch
  * the table slot ahead with pa_seqset_prefetch). */
-uint64_t pa_seqset_hash(const uint32_t *v, uint32_t n);
-void pa_seqset_prefetch(const struct pa_seqset *s, uint64_t h);
 int pa_seqset_add_hashed(struct pa_seqset *s, const uint32_t *v, uint32_t n, uint64_t h,
                          uint32_t *out);
+uint64_t pa_seqset_hash(const uint32_t *v, uint32_t n);
+void pa_seqset_prefetch(const struct pa_seqset *s, uint64_t h);
 /* Bytes held; the lookup table alone dropped (no more adds after that). */
 size_t pa_seqset_bytes(const struct pa_seqset *s);
 void pa_seqset_drop_table(struct pa_seqset *s);
