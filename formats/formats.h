@@ -396,6 +396,16 @@ struct pa_branch_flags {
 const char *pa_branch_type_name(unsigned type);
 const char *pa_branch_new_type_name(unsigned new_type);
 
+/* The bytes of a sample's user stack copy the kernel could fill (its
+ * dyn_size, at most the copy's size): what perf calls the stack's size.
+ * 0 when the copy failed (the stack's page was not there) - then perf
+ * does not unwind the sample at all. */
+static inline uint64_t pa_sample_stack_len(const struct pa_sample *sm)
+{
+	uint64_t n = sm->user_stack.size, dyn = sm->user_stack.dyn_size;
+	return sm->user_stack.data ? (dyn < n ? dyn : n) : 0;
+}
+
 static inline struct pa_branch_flags pa_branch_flags(uint64_t v)
 {
 	return (struct pa_branch_flags){.mispred = v & 1,

@@ -190,8 +190,7 @@ static int recorded_locs(struct pa_chainer *c, struct pa_session *s, struct pa_t
 int pa_chainer_unwinds(struct pa_chainer *c, const struct pa_sample *sm)
 {
 	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
-	if ((sm->type & both) != both || !sm->user_regs.regs || !sm->user_stack.size ||
-	    !sm->user_stack.data)
+	if ((sm->type & both) != both || !sm->user_regs.regs || !pa_sample_stack_len(sm))
 		return 0;
 	if (!c->unwind_tried) {
 		const char *why = NULL;

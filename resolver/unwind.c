@@ -209,7 +209,7 @@ static struct ufile *file_for(struct pa_unwind *u, const struct pa_dso *d);
  * fails. */
 static bool read_mem(struct pa_unwind *u, uint64_t addr, unsigned size, uint64_t *out)
 {
-	uint64_t len = u->sm->user_stack.size;
+	uint64_t len = pa_sample_stack_len(u->sm);
 	if (addr + 8 < addr)
 		return false;
 	uint8_t b[8] = {0};
@@ -724,7 +724,7 @@ size_t pa_unwind_sample(struct pa_unwind *u, struct pa_thread *t, const struct p
                         uint64_t *ips, size_t max)
 {
 	uint8_t abi = (uint8_t)sm->user_regs.abi;
-	if (!max || !sm->user_regs.regs || !sm->user_stack.size || !sm->user_stack.data ||
+	if (!max || !sm->user_regs.regs || !pa_sample_stack_len(sm) ||
 	    (abi != ABI_32 && abi != ABI_64) || !reg_value(sm, R_IP, &u->ip))
 		return 0;
 	u->abi32 = abi == ABI_32;

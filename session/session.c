@@ -1090,9 +1090,7 @@ static int copy_user_stack(struct pa_arena *a, const struct pa_sample *sm, struc
 	bool stack = (sm->type & PA_SAMPLE_STACK_USER) && sm->user_stack.data;
 	if (!regs && !stack)
 		return 0;
-	uint64_t len = stack ? sm->user_stack.size : 0, dyn = len;
-	if (stack && sm->user_stack.dyn_size < len)
-		dyn = len = sm->user_stack.dyn_size;
+	uint64_t len = stack ? pa_sample_stack_len(sm) : 0, dyn = len;
 	/* reversed 8-byte units: whole units, or the last bytes would be lost */
 	bool rev = stack && sm->user_stack.units_reversed;
 	if (rev && len % 8) {

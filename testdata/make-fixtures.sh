@@ -177,6 +177,15 @@ elif ! be_twins; then
 	log "no s390x perf (scripts/sysroot s390x failed?): big-endian twins not made"
 fi
 
+# Stack copies the kernel could not fill: the DWARF recording (and its
+# twins) with the samples' dyn_size made 0 (perf then unwinds nothing, not
+# even the ip) and 24 (it unwinds what three words of stack give), in turn.
+for x in le-dwarf le-dwarf.inj be-dwarf; do
+	[ -e "out/$x.data" ] || continue
+	python3 "$pdtool" stack-dyn "out/$x.data" "out/${x/dwarf/dwarf-dyn}.data" 0 24 - ||
+		die "stack-dyn of $x.data failed"
+done
+
 # ---- check and install ----------------------------------------------------------
 total=0
 for f in out/*.data; do

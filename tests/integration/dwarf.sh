@@ -296,6 +296,22 @@ if [ -f "$TESTDATA/be-dwarf.data" ] && [ -f "$TESTDATA/le-dwarf.inj.data" ]; the
 		grep -q "outer" exp || fail "be-dwarf.data '$o': perf did not unwind le-dwarf.inj.data"
 		same_graphs "be-dwarf.data report '$o' (perf: le-dwarf.inj.data)" exp got
 	done
+	# Stack copies the kernel could not fill (dyn_size 0 and 24, in turn,
+	# testdata/README.md): perf unwinds nothing from the first, not even
+	# the ip, and what three words give from the second. Either order, and
+	# pa script's samples decoded from the file as much as queued copies.
+	for f in le-dwarf-dyn.data be-dwarf-dyn.data; do
+		HOME=$PWD/behome perf script -i "$TESTDATA/le-dwarf-dyn.inj.data" 2>/dev/null >exp
+		HOME=$PWD/behome pa script -i "$TESTDATA/$f" >got 2>got.err
+		CHECKS=$((CHECKS + 1))
+		grep -q ' middle+' exp || fail "le-dwarf-dyn.inj.data: perf did not unwind"
+		same "$f: pa script (perf: le-dwarf-dyn.inj.data)" exp got
+		HOME=$PWD/behome perf report -i "$TESTDATA/le-dwarf-dyn.inj.data" --stdio \
+			--no-children 2>/dev/null | norm >exp
+		HOME=$PWD/behome pa report -i "$TESTDATA/$f" --stdio --no-children 2>got.err |
+			norm >got
+		same_graphs "$f: report --no-children (perf: le-dwarf-dyn.inj.data)" exp got
+	done
 fi
 
 # A recording from an arch pa does not unwind (the fixture, its ARCH

@@ -2,7 +2,8 @@
 """perfdata.py - a small, independent perf.data inspector/editor for the tests.
 
 It knows just enough of the format (either byte order, file and pipe mode)
-to find things to break or strip; it never interprets record payloads.
+to find things to break or strip; it never interprets record payloads
+(but for stack-dyn, which finds a sample's user stack copy by its size).
 
   perfdata.py info FILE          key=value lines (layout, features, records)
   perfdata.py records FILE       "offset type size" for each record
@@ -35,6 +36,12 @@ to find things to break or strip; it never interprets record payloads.
                                  gets the same stream in upstream's numbering
                                  (what perf reads). "front": the feature
                                  records go first, before the HEADER_ATTRs
+  perfdata.py stack-dyn IN OUT V...
+                                 copy IN (file mode, one event) with the user
+                                 stack copies' dyn_size of its samples set to
+                                 V in turn (sample K gets V[K % len(V)]; "-"
+                                 keeps it): the part the kernel could copy, 0
+                                 when the stack's page was not there
   perfdata.py zero-inner IN OUT  rewrite the first COMPRESSED record so that
                                  the first record inside it has size 0
                                  (needs the zstd program)
@@ -241,6 +248,32 @@ def cmd_damage_each(src, prefix, how, names):
             print(name)
 
 
+def cmd_stack_dyn(src, dst, values):
+    data = bytearray(open(src, "rb").read())
+    pd = PerfData(bytes(data))
+    if pd.pipe or pd.attrs_size != pd.attr_size:
+        die("%s: not a file-mode recording of one event" % src)
+    # perf_event_attr.sample_stack_user (u32 at 88): the copy's size; a
+    # sample holds u64 size, the copy, u64 dyn_size (the size is the only
+    # such u64 followed by the copy and a dyn_size no bigger than it)
+    want = struct.unpack_from(pd.e + "I", data, pd.attrs_offset + 88)[0]
+    if not want:
+        die("%s: no user stack copies" % src)
+    k = 0
+    for off, typ, size in pd.records():
+        if typ != 9:
+            continue
+        at = [o for o in range(off + 8, off + size - want - 15, 8)
+              if pd.u64(o) == want and pd.u64(o + 8 + want) <= want]
+        if len(at) != 1:
+            die("%s: sample at %d: no single user stack copy" % (src, off))
+        v = values[k % len(values)]
+        k += 1
+        if v != "-":
+            struct.pack_into(pd.e + "Q", data, at[0] + 8 + want, int(v, 0))
+    open(dst, "wb").write(data)
+
+
 def cmd_put(path, off, width, value):
     data = bytearray(open(path, "rb").read())
     pd = PerfData(bytes(data))
@@ -342,6 +375,8 @@ def main(argv):
         cmd_damage_each(argv[2], argv[3], argv[4], argv[5:])
     elif cmd == "cros" and len(argv) in (5, 6) and argv[5:] in ([], ["front"]):
         cmd_cros(argv[2], argv[3], argv[4], argv[5:] == ["front"])
+    elif cmd == "stack-dyn" and len(argv) >= 5:
+        cmd_stack_dyn(argv[2], argv[3], argv[4:])
     elif cmd == "zero-inner" and len(argv) == 4:
         cmd_zero_inner(argv[2], argv[3])
     elif cmd == "put" and len(argv) == 6:
