@@ -1,0 +1,65 @@
+/* internal.h - what the model (session.c) and the reading and ordering
+ * of events (order.c) share. Nothing outside session/ includes it. */
+#ifndef PA_SESSION_INTERNAL_H
+#define PA_SESSION_INTERNAL_H
+
+#include "session.h"
+
+struct pa_machine;
+struct pa_maps;
+struct qent;   /* order.c */
+struct qchunk; /* order.c */
+
+struct pa_session {
+	/* ---- read-mostly */
+	struct pa_file *file;
+	struct pa_session_opts opts;
+	pa_session_sample_fn fn;
+	void *ctx;
+	pa_session_side_fn side_fn; /* and its record types, 1 << type */
+	void *side_ctx;
+	uint64_t side_mask;
+	/* (No reader thread: reading and ordering on a second CPU while this
+	 * one delivered cost twice the CPU time and 1.6x the wall time on two
+	 * CPUs in a VM, the queued copies crossing between caches;
+	 * bench/README.md.) */
+
+	/* ---- reading and ordering */
+	struct qent *queue, *qtmp;
+	size_t nq, capq;
+	struct qchunk *chunks, *cur_chunk;
+	uint64_t max_timestamp, next_flush, last_flush;
+	uint64_t nr_unordered;
+	uint64_t input_pos; /* end of the last record read: the input so far */
+
+	/* ---- the model */
+	struct pa_arena arena;
+	struct pa_machine **machines;
+	unsigned nr_machines;
+	struct pa_machine *host; /* machines' HOST_PID one, once made */
+	struct pa_dso **all_dsos;
+	unsigned nr_all_dsos, cap_all_dsos;
+	unsigned nr_threads;
+	struct pa_maps *all_maps;
+	uint64_t maps_generation;
+	uint64_t nr_samples, nr_lost, nr_lost_samples;
+	uint64_t maps_bytes; /* map vectors of every address space */
+	bool limit_hit;      /* the memory cap stopped processing */
+	uint64_t nprogress;  /* events delivered, for opts.progress */
+	/* pa_session_sample_key() of the sample being delivered (0: not
+	 * made yet) and of one a few events later (0: none known) */
+	uint64_t cur_key, ahead_key;
+};
+
+/* session.c: an event, in order, applied to the model or handed to the
+ * callbacks */
+int pa_session_deliver(struct pa_session *s, const struct pa_event *ev);
+int pa_session_add_header_build_id(struct pa_session *s, const struct pa_buildid_entry *e);
+/* would holding "more" bytes on top of "used" pass the memory cap? */
+bool pa_session_over_cap(const struct pa_session *s, uint64_t used, uint64_t more);
+
+/* order.c: the bytes the queue holds, and freeing it */
+uint64_t pa_session_queue_bytes(const struct pa_session *s);
+void pa_session_queue_release(struct pa_session *s);
+
+#endif

@@ -1,0 +1,556 @@
+/* order.c - reading a session's events and delivering them in perf's
+ * round-by-round time order (OE_FLUSH__ROUND): the ordering queue, its
+ * chunks of copied events, and the keys of queued samples. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A queued event: where the file reader cannot leave it in place (a
+ * pipe, a compressed record, a byte-swapped file), a deep copy. */
+struct qev {
+	struct qchunk *chunk;
+	struct pa_event *full; /* non-sample records: a deep copy */
+	/* samples: only what sample consumers read */
+	const struct pa_evsel *evsel;
+	const uint64_t *callchain;
+	uint64_t stype, ip, addr, id, period, callchain_nr;
+	uint32_t pid, tid, cpu;
+	uint16_t misc;
+	uint16_t branch_nr; /* opts.keep_branches: triples behind the chain */
+	struct qdwarf *dw;  /* opts.keep_user_stacks: registers and stack */
+};
+
+/* An entry of the ordering queue. A sample of a mapped file in host byte
+ * order stays where it lies (raw: decoded when delivered; read for its
+ * time alone before that when no key is wanted ahead, pa_file's lazy
+ * samples) instead of being copied: the copies' fresh memory, page faults
+ * included, was most of the time of ordering a frame-pointer recording
+ * (bench/README.md, "Queue entries in place"). Equal times keep their
+ * order of arrival: the merge that sorts the queue is stable. */
+struct qent {
+	uint64_t time;
+	uint64_t key;    /* sample_key(), made when queued (0: not made) */
+	const void *raw; /* the sample's record in the file, or NULL: q */
+	struct qev *q;
+};
+
+/* What DWARF unwinding needs of a sample, copied (the valid part of the
+ * stack only: dyn_size bytes). */
+struct qdwarf {
+	uint64_t abi, mask, size, dyn_size;
+	uint32_t nr;
+	bool units_reversed; /* as the sample's (formats.h) */
+	const uint64_t *regs;
+	const uint8_t *data;
+};
+
+/* Queued events live in per-round chunks freed when all are delivered. */
+struct qchunk {
+	struct pa_arena arena;
+	size_t live; /* events not delivered yet */
+	struct qchunk *next;
+};
+
+/* What makes a sample the same as another for a consumer's cache: event,
+ * cpumode, pid, tid, ip and call chain (its first entries and length).
+ * Host-order values only: a file gives the same keys whatever its byte
+ * order, and in every delivery mode. */
+static uint64_t sample_key(const struct pa_event *ev, const uint64_t *chain, uint64_t nr)
+{
+	const struct pa_sample *sm = &ev->sample;
+	/* a sum of products of independent terms, then one mix: the
+	 * multiplies overlap instead of waiting for each other */
+	uint64_t e = ev->evsel ? ev->evsel->idx + 1 : 0;
+	uint64_t h = ((e << 56) ^ ((uint64_t)sm->pid << 32 | sm->tid)) * 0x9E3779B97F4A7C15ull;
+	h += (sm->ip ^ ((uint64_t)(ev->misc & PA_MISC_CPUMODE_MASK) << 56) ^ (nr << 40)) *
+	     0xC2B2AE3D27D4EB4Full;
+	for (uint64_t i = 0; i < nr && i < 8; i++)
+		h += (chain[i] ^ (i + 1) * 0x165667B19E3779F9ull) * 0xFF51AFD7ED558CCDull;
+	h = pa_hash64(h);
+	return h ? h : 1;
+}
+
+/* A sample's key, its call chain left out when the callback reads none. */
+static uint64_t own_key(const struct pa_session *s, const struct pa_event *ev)
+{
+	bool chain = !s->opts.no_callchains && ev->sample.callchain;
+	return sample_key(ev, chain ? ev->sample.callchain : NULL,
+	                  chain ? ev->sample.callchain_nr : 0);
+}
+
+uint64_t pa_session_sample_key(struct pa_session *s, const struct pa_event *ev)
+{
+	if (!s->cur_key) /* delivered without the queue */
+		s->cur_key = own_key(s, ev);
+	return s->cur_key;
+}
+
+uint64_t pa_session_sample_key_ahead(const struct pa_session *s)
+{
+	return s->ahead_key;
+}
+
+/* What the queue holds: the events waiting to be ordered. */
+uint64_t pa_session_queue_bytes(const struct pa_session *s)
+{
+	uint64_t n = s->capq * 2 * sizeof(*s->queue);
+	for (const struct qchunk *c = s->chunks; c; c = c->next)
+		n += c->arena.used_total;
+	return n;
+}
+
+void pa_session_queue_release(struct pa_session *s)
+{
+	while (s->chunks) {
+		struct qchunk *c = s->chunks;
+		s->chunks = c->next;
+		pa_arena_release(&c->arena);
+		free(c);
+	}
+	free(s->queue);
+	free(s->qtmp);
+}
+
+/* ---- ordering ----------------------------------------------------------- */
+
+static bool has_time(const struct pa_event *ev)
+{
+	return (ev->sample.type & PA_SAMPLE_TIME) != 0;
+}
+
+static bool needs_queue(const struct pa_session *s, uint32_t type)
+{
+	if (type < 64 && (s->side_mask >> type & 1))
+		return true;
+	switch (type) {
+	case PA_REC_SAMPLE:
+	case PA_REC_MMAP:
+	case PA_REC_MMAP2:
+	case PA_REC_COMM:
+	case PA_REC_FORK:
+	case PA_REC_EXIT:
+	case PA_REC_LOST:
+	case PA_REC_LOST_SAMPLES:
+		return true;
+	default:
+		return false; /* nothing else changes what we track */
+	}
+}
+
+static struct qchunk *cur_chunk(struct pa_session *s)
+{
+	if (!s->cur_chunk) {
+		struct qchunk *c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		pa_arena_init(&c->arena, 256 * 1024);
+		c->next = s->chunks;
+		s->chunks = c;
+		s->cur_chunk = c;
+	}
+	return s->cur_chunk;
+}
+
+/* The registers and the valid part of the stack of a sample that has
+ * them, into the arena; *out stays NULL without them. Non-zero: no memory. */
+static int copy_user_stack(struct pa_arena *a, const struct pa_sample *sm, struct qdwarf **out)
+{
+	bool regs = (sm->type & PA_SAMPLE_REGS_USER) && sm->user_regs.abi && sm->user_regs.regs;
+	bool stack = (sm->type & PA_SAMPLE_STACK_USER) && sm->user_stack.data;
+	if (!regs && !stack)
+		return 0;
+	uint64_t len = stack ? pa_sample_stack_len(sm) : 0, dyn = len;
+	/* reversed 8-byte units: whole units, or the last bytes would be lost */
+	bool rev = stack && sm->user_stack.units_reversed;
+	if (rev && len % 8) {
+		uint64_t whole = len + 8 - len % 8;
+		len = whole < sm->user_stack.size ? whole : sm->user_stack.size;
+	}
+	size_t nregs = regs ? sm->user_regs.nr : 0;
+	struct qdwarf *d = pa_arena_alloc_raw(a, sizeof(*d) + nregs * 8 + (size_t)len);
+	if (!d)
+		return -1;
+	*d = (struct qdwarf){.abi = regs ? sm->user_regs.abi : 0,
+	                     .mask = regs ? sm->user_regs.mask : 0,
+	                     .nr = (uint32_t)nregs,
+	                     .units_reversed = rev,
+	                     .size = len,
+	                     .dyn_size = dyn};
+	uint64_t *r = (uint64_t *)(d + 1);
+	if (nregs)
+		memcpy(r, sm->user_regs.regs, nregs * 8);
+	d->regs = nregs ? r : NULL;
+	if (len)
+		memcpy(r + nregs, sm->user_stack.data, (size_t)len);
+	d->data = len ? (const uint8_t *)(r + nregs) : NULL;
+	*out = d;
+	return 0;
+}
+
+/* A copy of ev in the current chunk that outlives the file's buffers. */
+static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
+{
+	struct qchunk *c = cur_chunk(s);
+	if (!c)
+		return NULL;
+	/* a sample's call chain right behind it: one allocation */
+	bool chain = ev->type == PA_REC_SAMPLE && !s->opts.no_callchains &&
+	             ev->sample.callchain_nr && ev->sample.callchain;
+	size_t chain_bytes = chain ? ev->sample.callchain_nr * 8 : 0;
+	if (chain && chain_bytes / 8 != ev->sample.callchain_nr)
+		return NULL;
+	/* (a record holds fewer than 65536 / 24 entries) */
+	size_t nbr = ev->type == PA_REC_SAMPLE && s->opts.keep_branches && ev->sample.branch.entries
+	                 ? (size_t)ev->sample.branch.nr
+	                 : 0;
+	if (nbr > UINT16_MAX)
+		return NULL;
+	struct qev *q = pa_arena_alloc_raw(&c->arena, sizeof(*q) + chain_bytes + nbr * 24);
+	if (!q)
+		return NULL;
+	q->dw = NULL;
+	if (ev->type == PA_REC_SAMPLE && s->opts.keep_user_stacks &&
+	    copy_user_stack(&c->arena, &ev->sample, &q->dw))
+		return NULL;
+	q->chunk = c;
+	q->full = NULL;
+	if (ev->type == PA_REC_SAMPLE) {
+		/* A compact copy: 12M samples must not mean 12M full events. */
+		const struct pa_sample *sm = &ev->sample;
+		q->evsel = ev->evsel;
+		q->misc = ev->misc;
+		q->stype = sm->type;
+		q->ip = sm->ip;
+		q->addr = sm->addr;
+		q->id = sm->id;
+		q->period = sm->period;
+		q->pid = sm->pid;
+		q->tid = sm->tid;
+		q->cpu = sm->cpu;
+		q->callchain = NULL;
+		q->callchain_nr = 0;
+		q->branch_nr = (uint16_t)nbr;
+		if (nbr)
+			memcpy((uint8_t *)(q + 1) + chain_bytes, sm->branch.entries, nbr * 24);
+		if (chain) {
+			uint64_t *cc = (uint64_t *)(q + 1);
+			memcpy(cc, sm->callchain, chain_bytes);
+			q->callchain = cc;
+			q->callchain_nr = sm->callchain_nr;
+		}
+	} else {
+		struct pa_event *e = pa_arena_alloc_raw(&c->arena, sizeof(*e));
+		if (!e || pa_event_keep(&c->arena, e, ev))
+			return NULL;
+		q->full = e;
+	}
+	c->live++;
+	return q;
+}
+
+static int enqueue(struct pa_session *s, const struct pa_event *ev)
+{
+	struct qent e = {.time = ev->sample.time};
+	if (ev->type == PA_REC_SAMPLE && ev->raw) {
+		e.raw = ev->raw;
+	} else {
+		e.q = make_qev(s, ev);
+		if (!e.q)
+			return -ENOMEM;
+	}
+	/* made now, for pa_session_sample_key_ahead (from the file's chain,
+	 * which a copy's would stall the loads of) */
+	if (ev->type == PA_REC_SAMPLE && s->opts.keys_ahead)
+		e.key = own_key(s, ev);
+	if (s->nq == s->capq) {
+		size_t cap = s->capq ? s->capq * 2 : 4096;
+		void *p = realloc(s->queue, cap * sizeof(*s->queue));
+		void *t = realloc(s->qtmp, cap * sizeof(*s->qtmp));
+		if (p)
+			s->queue = p;
+		if (t)
+			s->qtmp = t;
+		if (!p || !t)
+			return -ENOMEM;
+		s->capq = cap;
+	}
+	s->queue[s->nq++] = e;
+	if (e.time < s->last_flush)
+		s->nr_unordered++;
+	if (e.time > s->max_timestamp)
+		s->max_timestamp = e.time;
+	return 0;
+}
+
+/* A queued sample, with the key made when it was queued. */
+static int deliver_keyed(struct pa_session *s, const struct qent *e, const struct pa_event *ev)
+{
+	s->cur_key = e->key;
+	int r = pa_session_deliver(s, ev);
+	s->cur_key = 0;
+	return r;
+}
+
+/* A sample decoded again from the file, with what the options drop from
+ * a copy dropped here too, so both look alike to the callback. (The
+ * decode cannot fail: the record was decoded whole when read, or passed
+ * the checks of a lazy read, which leave only layouts that decode.) */
+static int deliver_raw(struct pa_session *s, const struct qent *e, struct pa_event *ev)
+{
+	struct pa_err err;
+	int r = pa_file_decode_raw(s->file, e->raw, ev, &err);
+	if (r)
+		return r;
+	struct pa_sample *sm = &ev->sample;
+	if (s->opts.no_callchains) {
+		sm->callchain = NULL;
+		sm->callchain_nr = 0;
+	}
+	if (!s->opts.keep_branches) {
+		sm->branch.nr = 0;
+		sm->branch.entries = NULL;
+	}
+	if (!s->opts.keep_user_stacks) {
+		memset(&sm->user_regs, 0, sizeof(sm->user_regs));
+		memset(&sm->user_stack, 0, sizeof(sm->user_stack));
+	}
+	return deliver_keyed(s, e, ev);
+}
+
+/* ev: a sample event the caller zeroed once; only what a compact copy
+ * holds is set here (zeroing 400-odd bytes per sample costs more). */
+static int deliver_queued(struct pa_session *s, const struct qent *e, struct pa_event *ev)
+{
+	const struct qev *q = e->q;
+	if (q->full)
+		return pa_session_deliver(s, q->full);
+	ev->type = PA_REC_SAMPLE;
+	ev->misc = q->misc;
+	ev->evsel = q->evsel;
+	ev->sample.type = q->stype;
+	ev->sample.ip = q->ip;
+	ev->sample.addr = q->addr;
+	ev->sample.id = q->id;
+	ev->sample.time = e->time;
+	ev->sample.period = q->period;
+	ev->sample.pid = q->pid;
+	ev->sample.tid = q->tid;
+	ev->sample.cpu = q->cpu;
+	ev->sample.callchain = q->callchain;
+	ev->sample.callchain_nr = q->callchain_nr;
+	ev->sample.branch.nr = q->branch_nr;
+	ev->sample.branch.entries =
+	    q->branch_nr ? (const uint64_t *)(q + 1) + q->callchain_nr : NULL;
+	if (q->dw || ev->sample.user_stack.data || ev->sample.user_regs.regs) {
+		const struct qdwarf *d = q->dw;
+		ev->sample.user_regs.abi = d ? d->abi : 0;
+		ev->sample.user_regs.mask = d ? d->mask : 0;
+		ev->sample.user_regs.nr = d ? d->nr : 0;
+		ev->sample.user_regs.regs = d ? d->regs : NULL;
+		ev->sample.user_stack.data = d ? d->data : NULL;
+		ev->sample.user_stack.size = d ? d->size : 0;
+		ev->sample.user_stack.dyn_size = d ? d->dyn_size : 0;
+		ev->sample.user_stack.units_reversed = d && d->units_reversed;
+	}
+	return deliver_keyed(s, e, ev);
+}
+
+/* The queue is a few sorted runs (what is left of the last round, then
+ * one run per CPU buffer of this one): a natural merge sort takes
+ * O(n log runs) instead of a full sort's O(n log n). It is stable, so
+ * events of equal time keep their order of arrival, as perf's do. */
+static void sort_queue(struct pa_session *s)
+{
+	struct qent *a = s->queue, *t = s->qtmp;
+	size_t n = s->nq;
+	for (;;) {
+		size_t runs = 0, i = 0, out = 0;
+		while (i < n) {
+			size_t m = i + 1;
+			while (m < n && a[m].time >= a[m - 1].time)
+				m++;
+			size_t e = m;
+			if (m < n) {
+				e = m + 1;
+				while (e < n && a[e].time >= a[e - 1].time)
+					e++;
+			}
+			size_t l = i, r = m;
+			while (l < m && r < e)
+				t[out++] = a[r].time < a[l].time ? a[r++] : a[l++];
+			while (l < m)
+				t[out++] = a[l++];
+			while (r < e)
+				t[out++] = a[r++];
+			runs++;
+			i = e;
+		}
+		struct qent *x = a;
+		a = t;
+		t = x;
+		if (runs <= 1)
+			break;
+	}
+	/* the sorted array becomes the queue (both have capq slots) */
+	s->queue = a;
+	s->qtmp = t;
+}
+
+static void chunk_unlink_free(struct pa_session *s, struct qchunk *c)
+{
+	struct qchunk **pp = &s->chunks;
+	while (*pp != c)
+		pp = &(*pp)->next;
+	*pp = c->next;
+	pa_arena_release(&c->arena);
+	free(c);
+}
+
+/* A chunk is freed once every event in it was delivered, unless it is
+ * still the one new events go to (then its memory is reused). */
+static void chunk_put(struct pa_session *s, struct qchunk *c)
+{
+	if (--c->live)
+		return;
+	if (c == s->cur_chunk) {
+		pa_arena_release(&c->arena);
+		return;
+	}
+	chunk_unlink_free(s, c);
+}
+
+#define KEY_AHEAD 3 /* a sample whose key is told ahead (pa_session_sample_key_ahead) */
+
+/* Deliver queued events with time <= limit, oldest first. */
+static int flush_queue(struct pa_session *s, uint64_t limit)
+{
+	if (!s->nq)
+		return 0;
+	sort_queue(s);
+	size_t i = 0;
+	int ret = 0;
+	struct pa_event ev = {0}, rev = {0};
+	while (i < s->nq && s->queue[i].time <= limit) {
+		const struct qent *e = &s->queue[i++];
+		s->last_flush = e->time;
+		size_t k = i - 1 + KEY_AHEAD;
+		s->ahead_key = k < s->nq && s->queue[k].time <= limit ? s->queue[k].key : 0;
+		if (e->raw) {
+			ret = deliver_raw(s, e, &rev);
+		} else {
+			ret = deliver_queued(s, e, &ev);
+			chunk_put(s, e->q->chunk);
+		}
+		if (ret)
+			break;
+	}
+	s->ahead_key = 0;
+	memmove(s->queue, s->queue + i, (s->nq - i) * sizeof(*s->queue));
+	s->nq -= i;
+	return ret;
+}
+
+/* perf's OE_FLUSH__ROUND: deliver up to the newest time of the round
+ * before, then start a new chunk so finished rounds can be freed. */
+static int finish_round(struct pa_session *s)
+{
+	int r = flush_queue(s, s->next_flush);
+	s->next_flush = s->max_timestamp;
+	struct qchunk *c = s->cur_chunk;
+	if (c && c->live == 0) {
+		s->cur_chunk = NULL;
+		c->live = 1;
+		chunk_put(s, c);
+	}
+	s->cur_chunk = NULL;
+	return r;
+}
+
+static int handle_event(struct pa_session *s, const struct pa_event *ev)
+{
+	switch (ev->type) {
+	case PA_REC_HEADER_BUILD_ID:
+		return pa_session_add_header_build_id(s, &ev->u.build_id);
+	case PA_REC_FINISHED_ROUND:
+		return s->opts.unordered ? 0 : finish_round(s);
+	default:
+		break;
+	}
+	if (!needs_queue(s, ev->type))
+		return 0;
+	if (s->opts.unordered || !has_time(ev)) {
+		if (!ev->lazy)
+			return pa_session_deliver(s, ev);
+		struct pa_event full;
+		struct pa_err err;
+		int r = pa_file_decode_raw(s->file, ev->raw, &full, &err);
+		return r ? r : pa_session_deliver(s, &full);
+	}
+	return enqueue(s, ev);
+}
+
+/* 0, or -PA_ERR_LIMIT when the cap is passed. */
+static int reader_mem_check(struct pa_session *s)
+{
+	return pa_session_over_cap(s, pa_session_memory(s), 0) ? -PA_ERR_LIMIT : 0;
+}
+
+/* Read every record and order (or deliver) it. *at: the offset of the
+ * last record read; *read_err: the reader's own error, already in err. */
+static int read_events(struct pa_session *s, struct pa_err *err, uint64_t *at, bool *read_err,
+                       bool *limit)
+{
+	struct pa_event ev;
+	int r;
+	uint64_t n = 0;
+	ev.offset = 0;
+	*read_err = *limit = false;
+	while ((r = pa_file_next(s->file, &ev, err)) > 0 || (*read_err = r < 0, false)) {
+		if (ev.offset + ev.size > s->input_pos)
+			s->input_pos = ev.offset + ev.size;
+		/* map vectors are checked as they grow; the rest grows by at
+		 * most a record's worth per event: check now and then */
+		r = ++n % 1024 ? 0 : reader_mem_check(s);
+		*limit = r == -PA_ERR_LIMIT;
+		if (!r)
+			r = handle_event(s, &ev);
+		if (r)
+			break;
+	}
+	*at = ev.offset;
+	if (!*read_err && r == 0)
+		r = flush_queue(s, UINT64_MAX);
+	return r;
+}
+
+int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx, struct pa_err *err)
+{
+	s->fn = fn;
+	s->ctx = ctx;
+	uint64_t at = 0;
+	bool read_err, limit;
+	/* samples queued in place need only their time until delivered
+	 * (not their keys: those are made from the whole sample) */
+	pa_file_set_lazy_samples(s->file, !s->opts.unordered && !s->opts.keys_ahead);
+	int r = read_events(s, err, &at, &read_err, &limit);
+	pa_file_set_lazy_samples(s->file, false);
+	if (read_err)
+		return r; /* the reader's error, already described */
+	if (!r && s->opts.progress)
+		s->opts.progress(s->opts.progress_ctx, pa_session_input_pos(s), s->nr_samples,
+		                 true);
+	if (limit)
+		s->limit_hit = true;
+	if (r == -ENOMEM) {
+		pa_err_set(err, r, "out of memory");
+	} else if (r == -PA_ERR_LIMIT && s->limit_hit) {
+		char b[32];
+		pa_err_set_at(err, r, limit ? at : pa_session_input_pos(s),
+		              "threads, maps and queued events need more than the memory limit "
+		              "of %s (--max-memory)",
+		              pa_fmt_size(b, pa_session_memory_cap(s)));
+	}
+	return r;
+}
