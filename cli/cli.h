@@ -171,6 +171,42 @@ void pa_cli_filter_hints(const char *cmd, struct pa_report *const *r, unsigned n
 	    OPT_BOOL(0, "inline", inline_,                                                         \
 	             "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)")
 
+/* The options of the commands that fold stacks (folded, flamegraph): the
+ * frames, the weights and the sample filters into a pa_report_opts, the
+ * others into the variables given (bools; max_stack a long, max_memory a
+ * string; inline_ true by default). */
+#define PA_OPTS_STACKS(ro, exclude_idle, period, count, max_stack, max_memory, inline_)            \
+	OPT_BOOL(0, "pid", &(ro)->stack_pid, "process frames as COMM-PID"),                        \
+	    OPT_BOOL(0, "tid", &(ro)->stack_tid, "process frames as COMM-PID/TID"),                \
+	    OPT_BOOL('d', "delimiter", &(ro)->delimiter,                                           \
+	             "a \"-\" frame between user and kernel frames"),                              \
+	    OPT_BOOL('U', "user-stacks-only", &(ro)->user_only, "user frames only"),               \
+	    OPT_BOOL('K', "kernel-stacks-only", &(ro)->kernel_only, "kernel frames only"),         \
+	    OPT_BOOL(                                                                              \
+	        'I', "include-idle", &(ro)->include_idle,                                          \
+	        "keep the idle task's stacks (pid 0; the default, as stackcollapse-perf.pl)"),     \
+	    OPT_BOOL(0, "exclude-idle", exclude_idle,                                              \
+	             "drop the idle task's stacks (pid 0), as bcc's profile without -I"),          \
+	    OPT_BOOL(0, "period", period,                                                          \
+	             "weight stacks by period (the default, as stackcollapse-perf.pl)"),           \
+	    OPT_BOOL(0, "count", count, "weight stacks by sample count, as bcc's profile"),        \
+	    OPT_STRING(0, "trim-frames", &(ro)->trim_frames, "regex",                              \
+	               "drop leaf-side frames that match (the recorder's own)"),                   \
+	    OPT_INT(0, "max-stack", max_stack, "n", "at most n call-chain entries (default 127)"), \
+	    OPT_STRING('e', "event", &(ro)->events, "list",                                        \
+	               "only these events (default: the first one sampled, like stackcollapse)"),  \
+	    OPT_STRING('c', "comms", &(ro)->comms, "list", "only these comms"),                    \
+	    OPT_STRING(0, "dsos", &(ro)->dsos, "list", "only samples whose ip is in these DSOs"),  \
+	    OPT_STRING(0, "pids", &(ro)->pids, "list", "only these pids"),                         \
+	    OPT_STRING(0, "tids", &(ro)->tids, "list", "only these tids"),                         \
+	    OPT_STRING('C', "cpu", &(ro)->cpus, "list", "only these cpus"),                        \
+	    OPT_STRING(0, "time", &(ro)->time, "start,stop", "only samples in this time window"),  \
+	    PA_OPTS_SYMBOLS(ro),                                                                   \
+	    OPT_STRING(0, "max-memory", max_memory, "size", PA_MAX_MEMORY_HELP),                   \
+	    OPT_BOOL(0, "no-demangle", &(ro)->no_demangle, "do not demangle symbol names"),        \
+	    OPT_BOOL(0, "inline", inline_,                                                         \
+	             "inline frames of DWARF-unwound call chains, as perf (default; --no-inline)")
+
 int cmd_annotate(int argc, const char **argv);
 int cmd_archive(int argc, const char **argv);
 int cmd_buildid_cache(int argc, const char **argv);
