@@ -269,69 +269,184 @@ static const char *chain_srcline(struct pa_report *r, struct cg_state *c, uint32
 	return c->ip_src[li];
 }
 
-static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
+/* Room for a cursor of n entries and its entries' cache. */
+static int reserve_cursor(struct cg_state *c, size_t n)
 {
-	const struct bucket *b = &r->buckets[bi];
-	int n = pa_stack_frames(r, b->stack);
-	if (n < 0)
+	if (n + 1 <= c->cap_cursor)
+		return 0;
+	size_t cap = c->cap_cursor;
+	if (grow((void **)&c->cursor, &cap, n + 1, sizeof(*c->cursor)))
 		return -ENOMEM;
-	if ((size_t)n + 1 > c->cap_cursor) {
-		size_t cap = c->cap_cursor;
-		if (grow((void **)&c->cursor, &cap, (size_t)n + 1, sizeof(*c->cursor)))
-			return -ENOMEM;
-		uint32_t *h = realloc(c->he_cache, (cap + 1) * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		c->he_cache = h;
-		c->cap_cursor = cap;
-	}
+	uint32_t *h = realloc(c->he_cache, (cap + 1) * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	c->he_cache = h;
+	c->cap_cursor = cap;
+	return 0;
+}
+
+/* A bucket's callchain cursor into c->cursor (perf's
+ * thread__resolve_callchain_sample over r->frames[0, n)): its length.
+ * *root: the sample's location, or the chain entry --ignore-callees
+ * matched (*refiltered); *parent: the first --parent match. */
+static size_t make_cursor(struct pa_report *r, struct cg_state *c, int n,
+                          const struct pa_loc **root, const struct pa_sym **parent,
+                          bool *refiltered)
+{
 	const struct cg_params *p = &r->cg;
-	/* the cursor, perf's thread__resolve_callchain_sample */
-	const struct pa_loc *root = &pa_report_locs(r)[b->loc];
-	const struct pa_sym *parent = NULL;
-	bool refiltered = false;
 	size_t nc = 0;
 	/* (stage 1 cut the chain to perf's cursor already: --max-stack for
 	 * the recorded part and the unwound part each) */
-	int take = n;
-	for (int i = 0; i < take; i++) {
+	for (int i = 0; i < n; i++) {
 		uint32_t li = p->caller ? r->frames[n - 1 - i] : r->frames[i];
 		const struct pa_loc *l = &pa_report_locs(r)[li];
 		/* (perf looks for the parent and the callees to ignore in the
 		 * recorded chain only, not in the unwound one) */
 		if (l->sym && !l->unwound) {
-			if (r->has_parent_re && !parent &&
+			if (r->has_parent_re && !*parent &&
 			    re_hit(&r->parent_re, c->parent_hit, li, l->sym)) {
-				parent = l->sym;
+				*parent = l->sym;
 			} else if (r->has_ignore_re &&
 			           re_hit(&r->ignore_re, c->ignore_hit, li, l->sym)) {
 				/* this symbol becomes the sample's, its callees
 				 * are forgotten; perf copies the whole location,
 				 * which clears the sample's filter bits */
-				root = l;
+				*root = l;
 				nc = 0;
-				refiltered = true;
+				*refiltered = true;
 			}
 		}
 		c->cursor[nc++] = li;
 	}
-	bool graphs = p->mode != CG_NONE;
-	/* keep the cursor */
+	return nc;
+}
+
+/* Keeps bucket bi's cursor (nc entries) in the pool when graphs are
+ * printed, and returns its entry slots (self, then one per position with
+ * --children), or NULL: no memory. */
+static uint32_t *keep_cursor(struct pa_report *r, struct cg_state *c, uint32_t bi, size_t nc)
+{
 	c->bcur[bi] = (struct bcur){(uint32_t)c->nr_pool, (uint32_t)nc};
-	if (graphs) {
+	if (r->cg.mode != CG_NONE) {
 		if (grow((void **)&c->pool, &c->cap_pool, c->nr_pool + nc, sizeof(*c->pool)))
-			return -ENOMEM;
+			return NULL;
 		if (nc)
 			memcpy(c->pool + c->nr_pool, c->cursor, nc * sizeof(*c->pool));
 		c->nr_pool += nc;
 	}
 	c->bent_off[bi] = (uint32_t)c->nr_bent;
-	size_t nbent = p->children ? nc + 1 : 1;
+	size_t nbent = r->cg.children ? nc + 1 : 1;
 	if (grow((void **)&c->bent, &c->cap_bent, c->nr_bent + nbent, sizeof(*c->bent)))
-		return -ENOMEM;
+		return NULL;
 	uint32_t *bent = c->bent + c->nr_bent;
 	c->nr_bent += nbent;
+	return bent;
+}
 
+static bool memo_is(const struct memo *m, const struct cg_entry *t, int32_t tid)
+{
+	return m->entry && m->comm == t->comm && m->tid == tid && m->cpu == t->cpu &&
+	       m->parent == t->parent && m->evsel == t->evsel;
+}
+
+/* The sample's own entry (tmp's keys): *self. */
+static int self_entry(struct pa_report *r, struct cg_state *c, const struct bucket *b,
+                      const struct cg_entry *tmp, bool refiltered, uint32_t *self)
+{
+	int32_t tid = pa_thread_tid(tmp->thread);
+	/* remembered apart from chain entries (another key: the resolved
+	 * address, not the raw ip) */
+	struct memo *so = refiltered || c->etree ? NULL : &c->self_memo[b->loc];
+	if (so && memo_is(so, tmp, tid))
+		*self = so->entry - 1;
+	else if (findnew_entry(r, c, tmp, true, self))
+		return -ENOMEM;
+	if (so)
+		*so = (struct memo){tmp->comm, tmp->parent, tid, tmp->cpu, tmp->evsel, *self + 1};
+	return 0;
+}
+
+/* r->ordered: whether t duplicates an entry this sample already added to
+ * (c->he_cache[0, nr)), found as perf's hist_entry_iter finds one. */
+static bool dup_in_sample(struct pa_report *r, const struct cg_state *c, size_t nr,
+                          const struct cg_entry *t)
+{
+	for (size_t k = 0; k < nr; k++) {
+		/* (perf's quick symbol check first: two symbols of other
+		 * ranges, none inlined) */
+		const struct pa_sym *s = c->e[c->he_cache[k]].sym;
+		if (c->sym_key && s && t->sym && !s->inlined && !t->sym->inlined &&
+		    (s->start != t->sym->start || s->end != t->sym->end))
+			continue;
+		if (!pa_report_entry_cmp(r, &c->e[c->he_cache[k]], t))
+			return true;
+	}
+	return false;
+}
+
+/* --children: the entry of the sample's chain location li (t: the self
+ * entry's keys, its location's set here; tid: its thread's): *idx, or UINT32_MAX when the
+ * sample already counted in it (recursion counts once). */
+static int chain_entry(struct pa_report *r, struct cg_state *c, struct cg_entry *t, int32_t tid,
+                       uint32_t li, size_t nr_cache, uint32_t mark, uint32_t *idx)
+{
+	const struct pa_loc *l = &pa_report_locs(r)[li];
+	t->dso = l->dso;
+	t->sym = l->sym;
+	t->addr = l->ip;
+	/* perf: an inline frame's srcline came with it; another entry's is
+	 * asked of its raw ip */
+	if (c->ip_src && !(t->srcline = chain_srcline(r, c, li)))
+		return -ENOMEM;
+	t->src_given = l->inl_frame;
+	*idx = UINT32_MAX;
+	if (c->etree) {
+		/* perf's order: a duplicate of this sample's entries (same
+		 * symbol, equal keys) first, then the tree */
+		if (dup_in_sample(r, c, nr_cache, t))
+			return 0;
+		t->period = t->count = t->acc_period = t->acc_count = 0;
+		t->nr_refs = t->max_depth = 0;
+		return findnew_entry(r, c, t, true, idx) ? -ENOMEM : 0;
+	}
+	struct memo *mo = &c->memo[li];
+	uint32_t i;
+	if (memo_is(mo, t, tid))
+		i = mo->entry - 1;
+	else if (findnew_entry(r, c, t, false, &i))
+		return -ENOMEM;
+	/* a duplicate within this sample: the entries this call put in
+	 * he_cache carry its mark */
+	if (i != UINT32_MAX && c->e[i].seen == mark)
+		return 0;
+	if (i == UINT32_MAX) {
+		t->period = t->count = t->acc_period = t->acc_count = 0;
+		t->nr_refs = t->max_depth = 0;
+		if (findnew_entry(r, c, t, true, &i))
+			return -ENOMEM;
+	}
+	*mo = (struct memo){t->comm, t->parent, tid, t->cpu, t->evsel, i + 1};
+	*idx = i;
+	return 0;
+}
+
+/* A bucket's samples into their entries: the self entry with the whole
+ * cursor, and with --children one entry per cursor position. */
+static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
+{
+	const struct bucket *b = &r->buckets[bi];
+	int n = pa_stack_frames(r, b->stack);
+	if (n < 0 || reserve_cursor(c, (size_t)n))
+		return -ENOMEM;
+	const struct cg_params *p = &r->cg;
+	const struct pa_loc *root = &pa_report_locs(r)[b->loc];
+	const struct pa_sym *parent = NULL;
+	bool refiltered = false;
+	size_t nc = make_cursor(r, c, n, &root, &parent, &refiltered);
+	bool graphs = p->mode != CG_NONE;
+	uint32_t *bent = keep_cursor(r, c, bi, nc);
+	if (!bent)
+		return -ENOMEM;
 	struct cg_entry tmp = {.comm = canon_comm(c, pa_thread_report_comm(b->thread, b->comm)),
 	                       .thread = b->thread,
 	                       .dso = root->dso,
@@ -347,20 +462,9 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	 * of it, at its map-relative address, as of a sample's) */
 	if (refiltered && c->ip_src && !(tmp.srcline = pa_resolver_srcline(r->res, root)))
 		return -ENOMEM;
-	if (!tmp.comm || (parent && !tmp.parent))
-		return -ENOMEM;
 	uint32_t self;
-	int32_t tid = pa_thread_tid(tmp.thread);
-	/* the sample's own location: remembered apart from chain entries
-	 * (another key: the resolved address, not the raw ip) */
-	struct memo *so = refiltered || c->etree ? NULL : &c->self_memo[b->loc];
-	if (so && so->entry && so->comm == tmp.comm && so->tid == tid && so->cpu == tmp.cpu &&
-	    so->parent == tmp.parent && so->evsel == tmp.evsel)
-		self = so->entry - 1;
-	else if (findnew_entry(r, c, &tmp, true, &self))
+	if (!tmp.comm || (parent && !tmp.parent) || self_entry(r, c, b, &tmp, refiltered, &self))
 		return -ENOMEM;
-	if (so)
-		*so = (struct memo){tmp.comm, tmp.parent, tid, tmp.cpu, tmp.evsel, self + 1};
 	struct cg_entry *e = &c->e[self];
 	bent[0] = UINT32_MAX;
 	if (graphs && nc) {
@@ -374,6 +478,7 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	c->he_cache[nr_cache++] = self;
 	c->e[self].seen = mark;
 	char level = root->level;
+	int32_t tid = pa_thread_tid(tmp.thread);
 	for (size_t i = 0; p->children && i < nc; i++) { /* --children */
 		const struct pa_loc *l = &pa_report_locs(r)[c->cursor[i]];
 		bent[i + 1] = UINT32_MAX;
@@ -383,53 +488,12 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		if (l->sym || l->dso)
 			level = l->kernel ? 'k' : '.';
 		struct cg_entry t = tmp;
-		t.dso = l->dso;
-		t.sym = l->sym;
-		t.addr = l->ip;
 		t.level = level;
-		/* perf: an inline frame's srcline came with it; another
-		 * entry's is asked of its raw ip */
-		if (c->ip_src && !(t.srcline = chain_srcline(r, c, c->cursor[i])))
-			return -ENOMEM;
-		t.src_given = l->inl_frame;
 		uint32_t idx;
-		struct memo *mo = &c->memo[c->cursor[i]];
-		if (c->etree) {
-			/* perf's order: a duplicate of this sample's entries
-			 * (same symbol, equal keys) first, then the tree */
-			bool dup = false;
-			for (size_t k = 0; k < nr_cache && !dup; k++) {
-				/* (perf's quick symbol check first: two
-				 * symbols of other ranges, none inlined) */
-				const struct pa_sym *s = c->e[c->he_cache[k]].sym;
-				if (c->sym_key && s && t.sym && !s->inlined && !t.sym->inlined &&
-				    (s->start != t.sym->start || s->end != t.sym->end))
-					continue;
-				dup = !pa_report_entry_cmp(r, &c->e[c->he_cache[k]], &t);
-			}
-			if (dup)
-				continue;
-			t.period = t.count = t.acc_period = t.acc_count = 0;
-			t.nr_refs = t.max_depth = 0;
-			if (findnew_entry(r, c, &t, true, &idx))
-				return -ENOMEM;
-		} else if (mo->entry && mo->comm == t.comm && mo->tid == tid && mo->cpu == t.cpu &&
-		           mo->parent == t.parent && mo->evsel == t.evsel) {
-			idx = mo->entry - 1;
-		} else if (findnew_entry(r, c, &t, false, &idx)) {
+		if (chain_entry(r, c, &t, tid, c->cursor[i], nr_cache, mark, &idx))
 			return -ENOMEM;
-		}
-		/* a duplicate within this sample (recursion) counts once: the
-		 * entries this call put in he_cache carry its mark */
-		if (!c->etree && idx != UINT32_MAX && c->e[idx].seen == mark)
+		if (idx == UINT32_MAX)
 			continue;
-		if (idx == UINT32_MAX) {
-			t.period = t.count = t.acc_period = t.acc_count = 0;
-			t.nr_refs = t.max_depth = 0;
-			if (findnew_entry(r, c, &t, true, &idx))
-				return -ENOMEM;
-		}
-		*mo = (struct memo){t.comm, t.parent, tid, t.cpu, t.evsel, idx + 1};
 		c->he_cache[nr_cache++] = idx;
 		c->e[idx].seen = mark;
 		struct cg_entry *a = &c->e[idx];
