@@ -298,23 +298,6 @@ static int fsync_dir(const char *path)
 	return ret;
 }
 
-/* Read exactly n bytes at off (short only at EOF); bytes read or -errno. */
-static ssize_t pread_full(int fd, void *p, size_t n, off_t off)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)p + got, n - got, off + (off_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
 /* Publish tmp as final without ever replacing final.  0, -EEXIST, or -errno. */
 static int publish_noreplace(const char *tmp, const char *final)
 {
@@ -519,23 +502,22 @@ static int same_content(int fd, const struct src *s)
 			return 0;
 	}
 	for (;;) {
-		ssize_t na = pread_full(fd, a, sizeof(a), off), nb;
-		if (na < 0)
-			return (int)na;
+		size_t na, nb;
+		int r = pa_pread_full(fd, a, sizeof(a), (uint64_t)off, &na);
+		if (r)
+			return r;
 		if (s->mem) {
 			size_t left = s->len - (size_t)off;
-			nb = (ssize_t)(left < sizeof(a) ? left : sizeof(a));
-			memcpy(b, s->mem + off, (size_t)nb);
-		} else {
-			nb = pread_full(s->fd, b, sizeof(b), off);
-			if (nb < 0)
-				return (int)nb;
+			nb = left < sizeof(a) ? left : sizeof(a);
+			memcpy(b, s->mem + off, nb);
+		} else if ((r = pa_pread_full(s->fd, b, sizeof(b), (uint64_t)off, &nb))) {
+			return r;
 		}
-		if (na != nb || memcmp(a, b, (size_t)na))
+		if (na != nb || memcmp(a, b, na))
 			return 0;
 		if (na == 0)
 			return 1;
-		off += na;
+		off += (off_t)na;
 	}
 }
 

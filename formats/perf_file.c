@@ -285,42 +285,6 @@ void pa_file_evsels_changed(struct pa_file *f)
 
 /* ---- reading bytes ---------------------------------------------------- */
 
-static int read_full(int fd, uint8_t *p, size_t n, size_t *got)
-{
-	size_t done = 0;
-	while (done < n) {
-		ssize_t r = read(fd, p + done, n - done);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			*got = done;
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		done += (size_t)r;
-	}
-	*got = done;
-	return 0;
-}
-
-static int pread_full(int fd, uint8_t *p, size_t n, uint64_t off)
-{
-	size_t done = 0;
-	while (done < n) {
-		ssize_t r = pread(fd, p + done, n - done, (off_t)(off + done));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		done += (size_t)r;
-	}
-	return 0;
-}
-
 /* Records are walked by their sizes, one dependent load after another,
  * which the hardware prefetcher does not follow across pages: ask for
  * the data a little ahead. */
@@ -363,9 +327,9 @@ static const uint8_t *buffer_need(struct pa_file *f, size_t n, size_t *avail, in
 		f->buf_cap = n;
 	}
 	size_t got;
-	*ioerr = read_full(f->fd, f->buf + f->buf_len, f->buf_cap - f->buf_len, &got);
+	*ioerr = pa_read_full(f->fd, f->buf + f->buf_len, f->buf_cap - f->buf_len, &got);
 	f->buf_len += got;
-	/* read_full stops early only at EOF; fine for a pipe. */
+	/* pa_read_full stops early only at EOF; fine for a pipe. */
 	if (f->buf_len < n) {
 		*avail = f->buf_len;
 		return NULL;
@@ -414,7 +378,7 @@ static int stream_skip(struct pa_file *f, uint64_t n)
 	while (n) {
 		size_t chunk = n < f->buf_cap ? (size_t)n : f->buf_cap, got;
 		f->buf_pos = f->buf_len = 0;
-		int r = read_full(f->fd, f->buf, chunk, &got);
+		int r = pa_read_full(f->fd, f->buf, chunk, &got);
 		if (r)
 			return r;
 		if (got < chunk)
@@ -443,7 +407,8 @@ static const uint8_t *file_bytes(struct pa_file *f, uint64_t off, uint64_t len, 
 	if (f->map)
 		return f->map + off;
 	*tmp = malloc(len ? (size_t)len : 1);
-	if (!*tmp || pread_full(f->fd, *tmp, (size_t)len, off)) {
+	size_t got = 0;
+	if (!*tmp || pa_pread_full(f->fd, *tmp, (size_t)len, off, &got) || got < len) {
 		free(*tmp);
 		*tmp = NULL;
 		return NULL;
@@ -727,12 +692,13 @@ static int open_syscap(struct pa_file *f, struct pa_err *err)
 				f->buf_cap *= 2;
 			}
 			size_t got;
-			int r = read_full(f->fd, f->buf + f->buf_len, f->buf_cap - f->buf_len, &got);
+			int r =
+			    pa_read_full(f->fd, f->buf + f->buf_len, f->buf_cap - f->buf_len, &got);
 			f->buf_len += got;
 			if (r)
 				return pa_err_set_at(err, r, f->buf_len, "read error: %s", strerror(-r));
 			if (f->buf_len < f->buf_cap)
-				break; /* read_full stops short only at the end */
+				break; /* pa_read_full stops short only at the end */
 		}
 	}
 	const uint8_t *data = f->map ? f->map : f->buf;

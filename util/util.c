@@ -439,6 +439,35 @@ int pa_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+static int read_loop(int fd, unsigned char *p, size_t n, bool at, uint64_t off, size_t *got)
+{
+	size_t done = 0;
+	int ret = 0;
+	while (done < n) {
+		ssize_t r = at ? pread(fd, p + done, n - done, (off_t)(off + done))
+		               : read(fd, p + done, n - done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			ret = -errno;
+		if (r <= 0)
+			break;
+		done += (size_t)r;
+	}
+	*got = done;
+	return ret;
+}
+
+int pa_read_full(int fd, void *p, size_t n, size_t *got)
+{
+	return read_loop(fd, p, n, false, 0, got);
+}
+
+int pa_pread_full(int fd, void *p, size_t n, uint64_t off, size_t *got)
+{
+	return read_loop(fd, p, n, true, off, got);
+}
+
 int pa_opts_check(const void *opts, size_t known)
 {
 	const unsigned char *b = opts;

@@ -122,6 +122,11 @@ size_t pa_edit_distance(const char *a, const char *b, size_t max);
 /* Write all n bytes to fd, retrying after EINTR and short writes; 0 or
  * -errno. */
 int pa_write_all(int fd, const void *p, size_t n);
+/* Read n bytes from fd (at off for pa_pread_full), retrying after EINTR
+ * and short reads: 0 or -errno, *got the bytes read (fewer than n only at
+ * the end of the file, or before an error). */
+int pa_read_full(int fd, void *p, size_t n, size_t *got);
+int pa_pread_full(int fd, void *p, size_t n, uint64_t off, size_t *got);
 
 /* UTF-8 text for output formats. pa_utf8_next: one character of s[0..len)
  * (len >= 1): returns the bytes used (>= 1), the code point in *cp;
