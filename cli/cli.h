@@ -50,6 +50,13 @@ const struct pa_file_opts *pa_cli_file_opts(void);
 /* Open an input the way every command does (default "perf.data"). */
 struct pa_file *pa_cli_open(const char *path, int *status);
 
+/* The heap of a command that streams a whole recording (report, script,
+ * folded). The session frees each round's queue memory and allocates the
+ * next one's: freed memory stays in the heap instead of being unmapped
+ * and faulted back in, round after round; and the commands' second
+ * threads allocate little: one arena for all. */
+void pa_cli_stream_heap(void);
+
 /* The header block of `perf report --header-only`. */
 int pa_print_header(FILE *out, struct pa_file *f);
 /* The same on stdout, reading a pipe's feature records first: the file is

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -200,10 +199,7 @@ int cmd_folded(int argc, const char **argv)
 	uint64_t max_mem = 0;
 	if (pa_cli_size_opt("max-memory", max_memory, &max_mem))
 		return PA_EXIT_USAGE;
-	/* see cmd-report.c */
-	mallopt(M_MMAP_THRESHOLD, 64 << 20);
-	mallopt(M_TRIM_THRESHOLD, 128 << 20);
-	mallopt(M_ARENA_MAX, 1);
+	pa_cli_stream_heap();
 	if (ro.user_only && ro.kernel_only) {
 		fprintf(stderr, "pa: folded: -U and -K exclude each other\n");
 		return PA_EXIT_USAGE;

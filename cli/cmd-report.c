@@ -4,7 +4,6 @@
 #include "resolver/resolver.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -202,13 +201,7 @@ int cmd_report(int argc, const char **argv)
 	uint64_t max_mem = 0;
 	if (pa_cli_size_opt("max-memory", max_memory, &max_mem))
 		return PA_EXIT_USAGE;
-	/* The session frees each round's queue memory and allocates the next
-	 * one's: keep freed memory in the heap instead of unmapping and
-	 * faulting it back in, round after round. */
-	mallopt(M_MMAP_THRESHOLD, 64 << 20);
-	mallopt(M_TRIM_THRESHOLD, 128 << 20);
-	/* the report's second thread allocates little: one arena for all */
-	mallopt(M_ARENA_MAX, 1);
+	pa_cli_stream_heap();
 	const char *path = input ? input : "perf.data";
 	if (percentage && strcmp(percentage, "relative") && strcmp(percentage, "absolute")) {
 		fprintf(stderr, "pa: report: --percentage takes relative or absolute\n");

@@ -3,7 +3,6 @@
 #include "cli.h"
 #include "script/script.h"
 
-#include <malloc.h>
 #include <string.h>
 
 int cmd_script(int argc, const char **argv)
@@ -48,10 +47,7 @@ int cmd_script(int argc, const char **argv)
 		fprintf(stderr, "pa: script: --max-stack takes a positive number\n");
 		return PA_EXIT_USAGE;
 	}
-	/* see cmd-report.c */
-	mallopt(M_MMAP_THRESHOLD, 64 << 20);
-	mallopt(M_TRIM_THRESHOLD, 128 << 20);
-	mallopt(M_ARENA_MAX, 1);
+	pa_cli_stream_heap();
 	to.max_stack = (int)max_stack;
 	to.no_inline = !inline_;
 	to.res.no_demangle = !demangle;

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,13 @@ int pa_cli_fail(const char *cmd, const char *path, const struct pa_err *err)
 		return pa_cli_error(path, err);
 	fprintf(stderr, "pa: %s: %s\n", cmd, err->msg);
 	return PA_EXIT_USAGE;
+}
+
+void pa_cli_stream_heap(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 128 << 20);
+	mallopt(M_ARENA_MAX, 1);
 }
 
 struct pa_file *pa_cli_open(const char *path, int *status)
