@@ -31,20 +31,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
-
-#ifdef PA_HAVE_LZMA
-#include <lzma.h>
-#endif
+#include <zlib.h> /* crc32 of a debuglink */
 
 #ifndef STT_GNU_IFUNC
 #define STT_GNU_IFUNC 10
 #endif
-
-/* Largest MiniDebugInfo we are willing to inflate. */
-#define PA_MINIDEBUG_MAX (512u << 20)
-/* liblzma's memory for one .gnu_debugdata: xz -9 needs 65 MiB to decode. */
-#define PA_MINIDEBUG_MEMLIMIT (128u << 20)
 
 /* One opened ELF image (a file, or decompressed memory). */
 struct elf_img {
@@ -325,59 +316,14 @@ static int img_open_minidebug(struct elf_img *main, struct elf_img *m, struct pa
 	if (!d || !d->d_buf || !d->d_size)
 		return -PA_ERR_NOT_FOUND;
 
-	lzma_stream strm = LZMA_STREAM_INIT;
-	/* The xz headers choose the decoder's dictionary size (up to 4 GiB):
-	 * cap what they may make liblzma allocate. */
-	if (lzma_stream_decoder(&strm, PA_MINIDEBUG_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK)
-		return pa_err_set(err, PA_ERR_DECOMPRESS, ".gnu_debugdata: lzma init failed");
-	size_t cap = d->d_size * 4 + 4096, len = 0;
-	uint8_t *out = malloc(cap);
-	int r = 0;
-	if (!out) {
-		r = pa_err_set(err, -ENOMEM, "out of memory");
-		goto done;
-	}
-	strm.next_in = d->d_buf;
-	strm.avail_in = d->d_size;
-	for (;;) {
-		if (len == cap) {
-			if (cap >= PA_MINIDEBUG_MAX) {
-				r = pa_err_set(err, PA_ERR_LIMIT, ".gnu_debugdata: too large");
-				goto done;
-			}
-			cap *= 2;
-			uint8_t *p = realloc(out, cap);
-			if (!p) {
-				r = pa_err_set(err, -ENOMEM, "out of memory");
-				goto done;
-			}
-			out = p;
-		}
-		strm.next_out = out + len;
-		strm.avail_out = cap - len;
-		lzma_ret lr = lzma_code(&strm, LZMA_FINISH);
-		len = cap - strm.avail_out;
-		if (lr == LZMA_STREAM_END)
-			break;
-		if (lr == LZMA_MEMLIMIT_ERROR) {
-			r = pa_err_set(err, PA_ERR_LIMIT,
-			               ".gnu_debugdata: needs more than %u MiB to decompress",
-			               PA_MINIDEBUG_MEMLIMIT >> 20);
-			goto done;
-		}
-		if (lr != LZMA_OK) {
-			r = pa_err_set(err, PA_ERR_DECOMPRESS, ".gnu_debugdata: xz error %d",
-			               (int)lr);
-			goto done;
-		}
-	}
+	uint8_t *out = NULL;
+	size_t len = 0;
+	int r = pa_inflate_xz(d->d_buf, d->d_size, ".gnu_debugdata", &out, &len, err);
+	if (r)
+		return r;
 	m->mem = out;
-	out = NULL;
 	m->elf = elf_memory(m->mem, len);
 	r = img_init(m, ".gnu_debugdata", err);
-done:
-	lzma_end(&strm);
-	free(out);
 	if (r)
 		img_close(m);
 	return r;
@@ -990,9 +936,6 @@ out:
 
 /* ---- kernel modules (a .ko, found by perf's dso__load() for a module) ------- */
 
-/* Largest module image we are willing to inflate (real ones are a few MiB). */
-#define PA_KMOD_MAX (512u << 20)
-
 enum pa_kmod_comp pa_kmod_comp_of(const char *name)
 {
 	/* perf's kmod_path__parse(): "[name]" is a module by name only;
@@ -1018,7 +961,7 @@ static int read_fd_all(int fd, const char *path, uint8_t **out, size_t *len, str
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	for (;;) {
 		if (n == cap) {
-			if (cap >= PA_KMOD_MAX) {
+			if (cap >= PA_INFLATE_MAX) {
 				free(buf);
 				return pa_err_set(err, PA_ERR_LIMIT, "'%s': too large", path);
 			}
@@ -1044,105 +987,6 @@ static int read_fd_all(int fd, const char *path, uint8_t **out, size_t *len, str
 	*len = n;
 	return 0;
 }
-
-/* A growable output buffer for the decompressors, capped at PA_KMOD_MAX. */
-static int grow_out(uint8_t **out, size_t *cap, const char *path, struct pa_err *err)
-{
-	if (*cap >= PA_KMOD_MAX)
-		return pa_err_set(err, PA_ERR_LIMIT, "'%s': inflates to more than %u MiB", path,
-		                  PA_KMOD_MAX >> 20);
-	size_t ncap = *cap ? *cap * 2 : 1 << 20;
-	uint8_t *p = realloc(*out, ncap);
-	if (!p)
-		return pa_err_set(err, -ENOMEM, "out of memory");
-	*out = p;
-	*cap = ncap;
-	return 0;
-}
-
-/* zlib counts in uInt */
-static uInt clamp_uint(size_t v)
-{
-	return v < (size_t)UINT_MAX ? (uInt)v : UINT_MAX;
-}
-
-static int gunzip_mem(const uint8_t *in, size_t inlen, const char *path, uint8_t **out,
-                      size_t *outlen, struct pa_err *err)
-{
-	z_stream z;
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-		return pa_err_set(err, PA_ERR_DECOMPRESS, "'%s': zlib init failed", path);
-	uint8_t *buf = NULL;
-	size_t cap = 0, n = 0;
-	int r = 0;
-	z.next_in = (Bytef *)(uintptr_t)in;
-	z.avail_in = clamp_uint(inlen);
-	for (;;) {
-		if (n == cap && (r = grow_out(&buf, &cap, path, err)))
-			break;
-		uInt room = clamp_uint(cap - n);
-		z.next_out = buf + n;
-		z.avail_out = room;
-		int zr = inflate(&z, Z_NO_FLUSH);
-		n += room - z.avail_out;
-		if (zr == Z_STREAM_END)
-			break;
-		if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			r = pa_err_set(err, PA_ERR_DECOMPRESS, "'%s': bad gzip data", path);
-			break;
-		}
-		if (zr == Z_BUF_ERROR && z.avail_out) {
-			r = pa_err_set(err, PA_ERR_DECOMPRESS, "'%s': truncated gzip data", path);
-			break;
-		}
-	}
-	inflateEnd(&z);
-	if (r) {
-		free(buf);
-		return r;
-	}
-	*out = buf;
-	*outlen = n;
-	return 0;
-}
-
-#ifdef PA_HAVE_LZMA
-static int unxz_mem(const uint8_t *in, size_t inlen, const char *path, uint8_t **out,
-                    size_t *outlen, struct pa_err *err)
-{
-	lzma_stream strm = LZMA_STREAM_INIT;
-	if (lzma_stream_decoder(&strm, PA_MINIDEBUG_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK)
-		return pa_err_set(err, PA_ERR_DECOMPRESS, "'%s': lzma init failed", path);
-	uint8_t *buf = NULL;
-	size_t cap = 0, n = 0;
-	int r = 0;
-	strm.next_in = in;
-	strm.avail_in = inlen;
-	for (;;) {
-		if (n == cap && (r = grow_out(&buf, &cap, path, err)))
-			break;
-		strm.next_out = buf + n;
-		strm.avail_out = cap - n;
-		lzma_ret lr = lzma_code(&strm, LZMA_FINISH);
-		n = cap - strm.avail_out;
-		if (lr == LZMA_STREAM_END)
-			break;
-		if (lr != LZMA_OK) {
-			r = pa_err_set(err, PA_ERR_DECOMPRESS, "'%s': xz error %d", path, (int)lr);
-			break;
-		}
-	}
-	lzma_end(&strm);
-	if (r) {
-		free(buf);
-		return r;
-	}
-	*out = buf;
-	*outlen = n;
-	return 0;
-}
-#endif
 
 /* Opens a module file: inflated when it is compressed the way comp says
  * (perf checks the magic: a plain file is read as it is). */
@@ -1170,15 +1014,19 @@ static int kmod_open(struct elf_img *m, const char *path, enum pa_kmod_comp comp
 	close(fd);
 	if (r)
 		return r;
-	if (gz) {
-		r = gunzip_mem(raw, rawlen, path, &img, &imglen, err);
+	char *what = pa_asprintf("'%s'", path);
+	if (!what) {
+		r = pa_err_set(err, -ENOMEM, "out of memory");
+	} else if (gz) {
+		r = pa_inflate_gzip(raw, rawlen, what, &img, &imglen, err);
 	} else {
 #ifdef PA_HAVE_LZMA
-		r = unxz_mem(raw, rawlen, path, &img, &imglen, err);
+		r = pa_inflate_xz(raw, rawlen, what, &img, &imglen, err);
 #else
 		r = pa_err_set(err, PA_ERR_UNSUPPORTED, "'%s': built without xz support", path);
 #endif
 	}
+	free(what);
 	free(raw);
 	if (r)
 		return r;

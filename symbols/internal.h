@@ -126,4 +126,14 @@ int pa_sym_opts_read(const struct pa_sym_opts *opts, struct pa_sym_opts *out, st
  * is set, copied into the arena. NULL on ENOMEM. */
 const char *pa_sym_name_arena(struct pa_arena *a, const char *name, bool demangle, bool params);
 
+/* inflate.c: in[0, inlen) inflated into *out (malloc'ed, *outlen bytes);
+ * what names the input in errors (PA_ERR_DECOMPRESS, PA_ERR_LIMIT past
+ * PA_INFLATE_MAX or PA_XZ_MEMLIMIT, -ENOMEM). xz needs PA_HAVE_LZMA. */
+#define PA_INFLATE_MAX (512u << 20) /* a module or MiniDebugInfo image */
+#define PA_XZ_MEMLIMIT (128u << 20) /* liblzma's memory: xz -9 needs 65 MiB */
+int pa_inflate_gzip(const uint8_t *in, size_t inlen, const char *what, uint8_t **out,
+                    size_t *outlen, struct pa_err *err);
+int pa_inflate_xz(const uint8_t *in, size_t inlen, const char *what, uint8_t **out, size_t *outlen,
+                  struct pa_err *err);
+
 #endif
