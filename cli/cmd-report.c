@@ -144,7 +144,7 @@ int cmd_report(int argc, const char **argv)
 	const char *input = NULL, *callgraph = NULL, *percentage = NULL, *max_memory = NULL,
 	           *html = NULL;
 	bool header_only = false, header = false, stdio_ = false, children = true, inline_ = true,
-	     no_pager = false, branch = false, no_branch = false;
+	     no_pager = false, branch = false, no_branch = false, force = false;
 	int quiet = 0, verbose = 0;
 	long max_stack = 0;
 	double percent_limit = 0;
@@ -163,6 +163,8 @@ int cmd_report(int argc, const char **argv)
 	    OPT_BOOL('n', "show-nr-samples", &ro.show_nr_samples,
 	             "show the number of samples of each row"),
 	    OPT_BOOL(0, "show-total-period", &ro.show_total_period, "show the period of each row"),
+	    OPT_BOOL('T', "threads", &ro.show_threads,
+	             "per-thread event counts after the report (perf record -s)"),
 	    OPT_COUNT('v', "verbose", &verbose, "say why DSOs have no symbols"),
 	    OPT_BOOL(0, "children", &children,
 	             "accumulate callchains of children (default; --no-children)"),
@@ -187,6 +189,7 @@ int cmd_report(int argc, const char **argv)
 	    PA_OPTS_SYMBOLS(&ro),
 	    OPT_STRING(0, "max-memory", &max_memory, "size", PA_MAX_MEMORY_HELP),
 	    OPT_BOOL(0, "no-demangle", &ro.no_demangle, "do not demangle symbol names"),
+	    OPT_BOOL('f', "force", &force, "accepted for perf's command lines"),
 	    OPT_BOOL('b', "branch-stack", &branch,
 	             "branch mode: the samples' branch entries are the entries (default when "
 	             "recorded with -b; --no-branch-stack)"),

@@ -64,13 +64,19 @@ static const struct pa_option *find_long(const struct pa_option *o, const char *
 	for (const struct pa_option *p = o; p->type != PA_OPT_END; p++)
 		if (p->long_name && strlen(p->long_name) == n && !strncmp(p->long_name, name, n))
 			return p;
-	if (n > 3 && !strncmp(name, "no-", 3)) {
-		for (const struct pa_option *p = o; p->type != PA_OPT_END; p++)
-			if (p->long_name && p->type == PA_OPT_BOOL && strlen(p->long_name) == n - 3 &&
-			    !strncmp(p->long_name, name + 3, n - 3)) {
-				*negated = true;
-				return p;
-			}
+	/* a bool's negation: --no-X of an option X, and as perf's parser,
+	 * --X of an option named no-X */
+	for (const struct pa_option *p = o; p->type != PA_OPT_END; p++) {
+		if (!p->long_name || p->type != PA_OPT_BOOL)
+			continue;
+		size_t l = strlen(p->long_name);
+		if ((n > 3 && !strncmp(name, "no-", 3) && l == n - 3 &&
+		     !strncmp(p->long_name, name + 3, n - 3)) ||
+		    (l == n + 3 && !strncmp(p->long_name, "no-", 3) &&
+		     !strncmp(p->long_name + 3, name, n))) {
+			*negated = true;
+			return p;
+		}
 	}
 	return NULL;
 }

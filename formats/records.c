@@ -753,6 +753,15 @@ int pa_event_keep(struct pa_arena *a, struct pa_event *dst, const struct pa_even
 	*dst = *src;
 	memset(&dst->sample.callchain, 0,
 	       sizeof(dst->sample) - offsetof(struct pa_sample, callchain));
+	if (src->type == PA_REC_READ && src->sample.read.values) {
+		size_t n = src->sample.read.nr_values;
+		uint64_t *v = pa_arena_alloc(a, n * sizeof(*v) + 1);
+		if (!v)
+			return -ENOMEM;
+		memcpy(v, src->sample.read.values, n * sizeof(*v));
+		dst->sample.read.values = v;
+		dst->sample.read.nr_values = src->sample.read.nr_values;
+	}
 	const char **str = src->type == PA_REC_MMAP || src->type == PA_REC_MMAP2
 	                       ? &dst->u.mmap.filename
 	                   : src->type == PA_REC_COMM            ? &dst->u.comm.comm

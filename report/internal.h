@@ -143,7 +143,16 @@ struct pa_report {
 	 * stream's second thread grows some of them. */
 	_Atomic uint64_t mem;
 	bool limit_hit; /* the memory cap stopped the report */
+
+	struct pa_readvals *rv; /* -T (readvals.c) */
 };
+
+/* readvals.c: perf report -T, the READ records' values summed by thread
+ * and event (perf's perf_read_values): the session's side callback for
+ * them, and the table printed after the report. */
+int pa_readvals_start(struct pa_report *r);
+int pa_readvals_print(const struct pa_report *r, FILE *out);
+void pa_readvals_free(struct pa_report *r);
 
 /* --fields names every column (no leading '+', which adds to the default
  * ones): perf's "strict" field order */

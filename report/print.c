@@ -473,6 +473,8 @@ int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err)
 	/* perf frames a random tip here; the frame without the tip */
 	if (!r->opts.quiet)
 		fprintf(out, "#\n#\n");
+	if (r->opts.show_threads && pa_readvals_print(r, out))
+		return pa_err_set(err, -ENOMEM, "out of memory");
 	if (r->branch)
 		pa_branch_print_stats(r, out);
 	return 0;

@@ -320,6 +320,7 @@ void pa_report_free(struct pa_report *r)
 		regfree(&r->trim_re);
 	pa_resolver_free(r->res);
 	pa_branches_free(r);
+	pa_readvals_free(r);
 	pa_arena_release(&r->arena);
 	free(r);
 }
@@ -466,6 +467,8 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		syms |= pa_keys[r->keys[i]].syms;
 	if (syms)
 		pa_resolver_preload(r->res);
+	if (r->opts.show_threads && pa_readvals_start(r))
+		return pa_err_set(err, -ENOMEM, "out of memory");
 	int ret = pa_session_process(r->session, on_sample, r, err);
 	int sret = r->chains ? pa_stream_finish(r) : 0;
 	if (!ret && sret)

@@ -187,6 +187,10 @@ struct pa_report_opts {
 	 * naming "symbol" in this mode, and crashes doing so on the
 	 * recordings tried: pa prints the keys asked for. */
 	bool branch;
+	/* -T (--threads): after the report, perf's table of per-thread event
+	 * counts, the sums of the READ records (perf record -s) by thread and
+	 * event, threads and events in the order they first come */
+	bool show_threads;
 };
 
 struct pa_report;

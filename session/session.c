@@ -902,8 +902,8 @@ int pa_session_deliver(struct pa_session *s, const struct pa_event *ev)
 	case PA_REC_LOST_SAMPLES:
 		s->nr_lost_samples += ev->u.lost_samples.lost;
 		return 0;
-	default:
-		return 0;
+	default: /* (READ...: only for a side callback that asked) */
+		return deliver_side(s, ev, 0);
 	}
 }
 

@@ -2,7 +2,7 @@
 # pa report vs perf report on recordings made now, on this machine (so the
 # binaries, the kernel and ~/.debug are the recording host's): identical rows
 # for several sort-key sets, fields and filters; the non-quiet layout; pipe
-# input; and a recording whose binary changed since, which must give
+# input; -T's per-thread counts (perf record -s); and a recording whose binary changed since, which must give
 # addresses and a -v reason, never the new binary's names.
 . "$(dirname "$0")/lib.sh"
 need_perf
@@ -299,4 +299,38 @@ if cc -O1 -o longname long.c && perf record -q -F 999 -o long.data -- ./longname
 else
 	fail "cannot build or record the long-named program"
 fi
+# -T: the per-thread counts of perf record -s (READ records when each
+# thread exits), summed by thread and event; file and pipe (whose events
+# come as records), one event and two.
+for c in "stat|-e cpu-clock" "stat2|-e cpu-clock,task-clock" "stat.pipe|-e cpu-clock"; do
+	name=${c%%|*}
+	# shellcheck disable=SC2206
+	opts=(${c#*|})
+	if [[ $name == *.pipe ]]; then
+		perf record -q -s -g "${opts[@]}" -o - -- sh -c './burn 30 & ./burn 20; wait' \
+			>"$name.data" 2>/dev/null
+	else
+		perf record -q -s -g "${opts[@]}" -o "$name.data" -- sh -c './burn 30 & ./burn 20; wait' \
+			>/dev/null 2>&1
+	fi || {
+		fail "$name: perf record -s ${opts[*]} failed"
+		continue
+	}
+	for o in "-T" "-T --no-children --sort comm -g none" "-T -q"; do
+		# shellcheck disable=SC2086
+		perf report -i "$name.data" --stdio $o 2>/dev/null | grep -v '^# (Tip' >exp
+		# shellcheck disable=SC2086
+		pa report -i "$name.data" --stdio $o >got 2>/dev/null
+		CHECKS=$((CHECKS + 1))
+		# the table: its header, then rows (the shell's, the burns')
+		[ "$(sed -n '/^# *PID  *TID /,$p' exp | grep -c '^  ')" -ge 2 ] ||
+			fail "$name '$o': perf's -T table has fewer than 2 threads"
+		same "$name '$o'" exp got
+	done
+done
+# perf's spellings that change nothing here: -f (--force), and --demangle
+# (the default) beside --no-demangle, as perf's option parser takes them
+perf report -i stat.data --stdio 2>/dev/null | grep -v '^# (Tip' >exp
+pa report -i stat.data --stdio -f --no-demangle --demangle >got 2>got.err
+same "-f --no-demangle --demangle: $(head -n 1 got.err)" exp got
 finish
