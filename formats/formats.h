@@ -524,8 +524,9 @@ struct pa_event {
 
 /* A copy of a record other than a sample that outlives the reader: the
  * union and the sample_id fields, the names it points to copied into the
- * arena (mmap filename, comm, build-id filename); none of a sample's
- * payload (call chain, registers, stack...). 0 or -ENOMEM. */
+ * arena (mmap filename, comm, build-id filename), and a READ record's
+ * values; none of a sample's payload (call chain, registers, stack...).
+ * 0 or -ENOMEM. */
 int pa_event_keep(struct pa_arena *a, struct pa_event *dst, const struct pa_event *src);
 
 enum pa_file_mode { PA_FILE_MODE_FILE, PA_FILE_MODE_PIPE };
