@@ -144,7 +144,7 @@ int cmd_report(int argc, const char **argv)
 	const char *input = NULL, *callgraph = NULL, *percentage = NULL, *max_memory = NULL,
 	           *html = NULL;
 	bool header_only = false, header = false, stdio_ = false, children = true, inline_ = true,
-	     no_pager = false, branch = false, no_branch = false, force = false;
+	     no_pager = false, branch = false, no_branch = false, force = false, stats = false;
 	int quiet = 0, verbose = 0;
 	long max_stack = 0;
 	double percent_limit = 0;
@@ -153,6 +153,7 @@ int cmd_report(int argc, const char **argv)
 	    OPT_STRING('i', "input", &input, "file",
 	               "input file name (default perf.data, - for stdin)"),
 	    OPT_BOOL(0, "header-only", &header_only, "print the header and stop"),
+	    OPT_BOOL(0, "stats", &stats, "only the number of records of each type, and of samples"),
 	    OPT_BOOL(0, "header", &header, "print the header, then the report"),
 	    OPT_BOOL(0, "stdio", &stdio_,
 	             "use the stdio interface (the only one; pa view: an interactive one)"),
@@ -240,13 +241,24 @@ int cmd_report(int argc, const char **argv)
 		return status;
 	/* perf report on a terminal is its interactive browser unless told
 	 * --stdio; pa's is the stdio one, its interactive one pa view */
-	if (!stdio_ && !quiet && !header_only && isatty(STDOUT_FILENO))
+	if (!stdio_ && !quiet && !header_only && !stats && isatty(STDOUT_FILENO))
 		fprintf(stderr, "pa: report: this is the --stdio report; for an interactive one: "
 		                "pa view -o report.html\n");
 	struct pa_pager pager;
 	if (header_only) {
 		pa_pager_start(&pager, no_pager);
 		status = pa_cli_print_header(f, path);
+		pa_file_close(f);
+		return pa_pager_finish(&pager, status);
+	}
+	if (stats) {
+		struct pa_err err = {0};
+		struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = true};
+		struct pa_session *s = pa_session_new(f, &so, &err);
+		pa_pager_start(&pager, no_pager);
+		if (!s || pa_report_stats(s, stdout, &err))
+			status = pa_cli_error(path, &err);
+		pa_session_free(s);
 		pa_file_close(f);
 		return pa_pager_finish(&pager, status);
 	}

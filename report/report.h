@@ -203,6 +203,11 @@ void pa_report_free(struct pa_report *r);
 /* Stream the session's events into the report. */
 int pa_report_run(struct pa_report *r, struct pa_err *err);
 
+/* perf report --stats: reads the whole session (no report) and prints the
+ * number of records of each type, then each event's samples and lost
+ * samples, as perf 6.1 does. 0, or an error in err. */
+int pa_report_stats(struct pa_session *s, FILE *out, struct pa_err *err);
+
 /* Write perf report --stdio output to out. */
 int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err);
 

@@ -898,10 +898,10 @@ int pa_session_deliver(struct pa_session *s, const struct pa_event *ev)
 		return deliver_side(s, ev, 0);
 	case PA_REC_LOST:
 		s->nr_lost += ev->u.lost.lost;
-		return 0;
+		return deliver_side(s, ev, 0);
 	case PA_REC_LOST_SAMPLES:
 		s->nr_lost_samples += ev->u.lost_samples.lost;
-		return 0;
+		return deliver_side(s, ev, 0);
 	default: /* (READ...: only for a side callback that asked) */
 		return deliver_side(s, ev, 0);
 	}

@@ -138,12 +138,13 @@ bool pa_session_recorded_here(const struct pa_session *s);
 typedef int (*pa_session_sample_fn)(void *ctx, struct pa_session *s, const struct pa_event *ev,
 				    struct pa_thread *thread, const struct pa_addr_loc *loc);
 
-/* Records other than samples (perf script's --show-*-events), after they
- * took effect, in the order samples come: those of types MMAP, MMAP2,
- * COMM, FORK, EXIT, SWITCH and SWITCH_CPU_WIDE whose bit (1 << type) is in
- * mask. t is the thread the record names (a switch: the sample's), made
- * when new as perf's machine__findnew_thread makes it. Set before
- * pa_session_process(); return non-zero to stop. */
+/* Records other than samples (perf script's --show-*-events, report's -T
+ * and --stats), after they took effect, in the order samples come: those
+ * of the kernel's types (below 64: MMAP, COMM, FORK, EXIT, SWITCH, READ,
+ * LOST_SAMPLES...) whose bit (1 << type) is in mask. t is the thread the
+ * record names (a switch: the sample's), made when new as perf's
+ * machine__findnew_thread makes it. Set before pa_session_process();
+ * return non-zero to stop. */
 typedef int (*pa_session_side_fn)(void *ctx, struct pa_session *s, const struct pa_event *ev,
 				  struct pa_thread *t);
 void pa_session_set_side_fn(struct pa_session *s, uint64_t mask, pa_session_side_fn fn,

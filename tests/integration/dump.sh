@@ -1,10 +1,21 @@
 #!/usr/bin/env bash
 # `pa dump` reads every fixture to the end without complaint, and counts the
-# same records per type as perf report -D ("Aggregated stats"): this proves
+# same records per type as perf report -D ("Aggregated stats"), and `pa
+# report --stats` prints what perf's does: this proves
 # the reader walks the whole data section (COMPRESSED records included) the
 # way perf does, in both byte orders.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
+
+# pa report --stats prints perf's text: the copies of it kept for the
+# fixtures (testdata/make-stats-golden.sh), here where perf is absent too,
+# and perf itself below.
+for g in "$TESTDATA"/golden/stats/*.data.txt; do
+	name=$(basename "$g" .txt)
+	pa report -i "$TESTDATA/$name" --stats >"$WORK/$name.rstats" 2>"$WORK/$name.rstats.err" ||
+		fail "$name: pa report --stats failed: $(head -n 2 "$WORK/$name.rstats.err")"
+	same "$name: pa report --stats vs perf's kept text" "$g" "$WORK/$name.rstats"
+done
 need_perf
 # perf and pa default to the build-id cache in $HOME/.debug (perf record
 # writes to it; perf also reads ~/.perfconfig), which the tests running beside
@@ -40,6 +51,11 @@ for name in $(le_fixtures) $(be_fixtures); do
 		# perf 6.1 cannot read a big-endian pipe (HEADER_FEATURE ids
 		# are not swapped): be-twins.sh compares with the LE twin.
 		note "$name: perf report -D gave no stats; not compared with perf"
+	fi
+	perf report -i "$f" --stats >"$WORK/$name.pstats" 2>/dev/null
+	if [ -s "$WORK/$name.pstats" ]; then
+		pa report -i "$f" --stats >"$WORK/$name.astats" 2>&1
+		same "$name: pa report --stats vs perf report --stats" "$WORK/$name.pstats" "$WORK/$name.astats"
 	fi
 
 	if is_pipe "$f"; then
