@@ -144,7 +144,8 @@ int cmd_report(int argc, const char **argv)
 	const char *input = NULL, *callgraph = NULL, *percentage = NULL, *max_memory = NULL,
 	           *html = NULL;
 	bool header_only = false, header = false, stdio_ = false, children = true, inline_ = true,
-	     no_pager = false, branch = false, no_branch = false, force = false, stats = false;
+	     no_pager = false, branch = false, no_branch = false, force = false, stats = false,
+	     tasks = false;
 	int quiet = 0, verbose = 0;
 	long max_stack = 0;
 	double percent_limit = 0;
@@ -154,6 +155,7 @@ int cmd_report(int argc, const char **argv)
 	               "input file name (default perf.data, - for stdin)"),
 	    OPT_BOOL(0, "header-only", &header_only, "print the header and stop"),
 	    OPT_BOOL(0, "stats", &stats, "only the number of records of each type, and of samples"),
+	    OPT_BOOL(0, "tasks", &tasks, "only the threads, as a tree of who forked whom"),
 	    OPT_BOOL(0, "header", &header, "print the header, then the report"),
 	    OPT_BOOL(0, "stdio", &stdio_,
 	             "use the stdio interface (the only one; pa view: an interactive one)"),
@@ -241,7 +243,7 @@ int cmd_report(int argc, const char **argv)
 		return status;
 	/* perf report on a terminal is its interactive browser unless told
 	 * --stdio; pa's is the stdio one, its interactive one pa view */
-	if (!stdio_ && !quiet && !header_only && !stats && isatty(STDOUT_FILENO))
+	if (!stdio_ && !quiet && !header_only && !stats && !tasks && isatty(STDOUT_FILENO))
 		fprintf(stderr, "pa: report: this is the --stdio report; for an interactive one: "
 		                "pa view -o report.html\n");
 	struct pa_pager pager;
@@ -251,12 +253,13 @@ int cmd_report(int argc, const char **argv)
 		pa_file_close(f);
 		return pa_pager_finish(&pager, status);
 	}
-	if (stats) {
+	if (stats || tasks) {
 		struct pa_err err = {0};
 		struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = true};
 		struct pa_session *s = pa_session_new(f, &so, &err);
 		pa_pager_start(&pager, no_pager);
-		if (!s || pa_report_stats(s, stdout, &err))
+		if (!s ||
+		    (stats ? pa_report_stats(s, stdout, &err) : pa_report_tasks(s, stdout, &err)))
 			status = pa_cli_error(path, &err);
 		pa_session_free(s);
 		pa_file_close(f);

@@ -207,6 +207,9 @@ int pa_report_run(struct pa_report *r, struct pa_err *err);
  * number of records of each type, then each event's samples and lost
  * samples, as perf 6.1 does. 0, or an error in err. */
 int pa_report_stats(struct pa_session *s, FILE *out, struct pa_err *err);
+/* perf report --tasks: reads the whole session and prints its threads as
+ * a tree of who forked whom, as perf 6.1 does. 0, or an error in err. */
+int pa_report_tasks(struct pa_session *s, FILE *out, struct pa_err *err);
 
 /* Write perf report --stdio output to out. */
 int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err);

@@ -77,6 +77,11 @@ int32_t pa_thread_tid(const struct pa_thread *t)
 	return t->tid;
 }
 
+int32_t pa_thread_ppid(const struct pa_thread *t)
+{
+	return t->ppid;
+}
+
 unsigned pa_thread_idx(const struct pa_thread *t)
 {
 	return t->idx;
@@ -588,6 +593,26 @@ static struct pa_machine *host(struct pa_session *s)
 	if (!s->host)
 		s->host = findnew_machine(s, HOST_PID);
 	return s->host;
+}
+
+size_t pa_session_threads(struct pa_session *s, struct pa_thread **out, size_t max)
+{
+	struct pa_machine *m = host(s);
+	size_t n = 0;
+	for (size_t i = 0; m && i < m->threads.cap; i++) {
+		if (!m->threads.used[i])
+			continue;
+		if (out && n < max)
+			out[n] = m->threads.vals[i];
+		n++;
+	}
+	return n;
+}
+
+struct pa_thread *pa_session_find_thread(struct pa_session *s, int32_t tid)
+{
+	struct pa_machine *m = host(s);
+	return m ? find_thread(m, tid) : NULL;
 }
 
 static int apply_comm(struct pa_session *s, const struct pa_event *ev)

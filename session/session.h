@@ -71,6 +71,8 @@ const char *pa_thread_comm(const struct pa_thread *t);
 const char *pa_thread_report_comm(const struct pa_thread *t, const char *comm);
 int32_t pa_thread_pid(const struct pa_thread *t);
 int32_t pa_thread_tid(const struct pa_thread *t);
+/* The tid of the thread it forked from (perf's ppid), -1 when unknown. */
+int32_t pa_thread_ppid(const struct pa_thread *t);
 /* A stable small number per thread object, for side tables. */
 unsigned pa_thread_idx(const struct pa_thread *t);
 
@@ -149,6 +151,13 @@ typedef int (*pa_session_side_fn)(void *ctx, struct pa_session *s, const struct 
 				  struct pa_thread *t);
 void pa_session_set_side_fn(struct pa_session *s, uint64_t mask, pa_session_side_fn fn,
 			    void *ctx);
+
+/* The host's threads as perf keeps them after processing (a thread whose
+ * tid was taken over is gone), in no particular order: up to max into out
+ * (NULL: none), and how many there are. pa_session_find_thread: the one
+ * with this tid, or NULL. */
+size_t pa_session_threads(struct pa_session *s, struct pa_thread **out, size_t max);
+struct pa_thread *pa_session_find_thread(struct pa_session *s, int32_t tid);
 
 /* Bumped whenever any address space changes: a cache of ip -> location
  * stays valid while this stays the same. */

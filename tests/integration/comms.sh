@@ -88,6 +88,19 @@ done
 for sort in comm "comm,pid" pid "comm,dso" "dso,comm"; do
 	same "pa report --sort $sort: big-endian vs little-endian" "le.$sort.pa" "be.$sort.pa"
 done
+# --tasks: the threads as perf keeps them, a tree of who forked whom;
+# and perf's kept text of the fixtures' (testdata/make-report-golden.sh)
+for order in le be; do
+	pa report --tasks -i "$order.data" >"$order.tasks" 2>"$order.tasks.err" ||
+		fail "pa report --tasks -i $order.data: $(head -n 2 "$order.tasks.err")"
+done
+same "pa report --tasks: big-endian vs little-endian" le.tasks be.tasks
+for g in "$TESTDATA"/golden/tasks/*.data.txt; do
+	name=$(basename "$g" .txt)
+	pa report -i "$TESTDATA/$name" --tasks >"$name.tasks" 2>"$name.tasks.err" ||
+		fail "$name: pa report --tasks failed: $(head -n 2 "$name.tasks.err")"
+	same "$name: pa report --tasks vs perf's kept text" "$g" "$name.tasks"
+done
 pa script -i le.data >le.script 2>/dev/null || fail "pa script -i le.data"
 pa script -i be.data >be.script 2>/dev/null || fail "pa script -i be.data"
 same "pa script: big-endian vs little-endian" le.script be.script
@@ -110,6 +123,10 @@ if command -v perf >/dev/null 2>&1; then
 		pa report --stdio $o -i le.data >"f$n.pa" 2>"f$n.err" || fail "pa report $o: $(head -n 2 "f$n.err")"
 		same "pa report $o vs perf" "f$n.perf" "f$n.pa"
 	done
+	perf report --tasks -i le.data 2>/dev/null >le.tasks.perf
+	CHECKS=$((CHECKS + 1))
+	[ "$(grep -c '|' le.tasks.perf)" -ge 4 ] || fail "perf report --tasks lists under 4 threads"
+	same "pa report --tasks vs perf" le.tasks.perf le.tasks
 	# perf script names a sample as the thread was named then
 	perf script -i le.data </dev/null >le.script.perf 2>/dev/null
 	same "pa script vs perf script" le.script.perf le.script

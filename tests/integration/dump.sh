@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # pa report --stats prints perf's text: the copies of it kept for the
-# fixtures (testdata/make-stats-golden.sh), here where perf is absent too,
+# fixtures (testdata/make-report-golden.sh), here where perf is absent too,
 # and perf itself below.
 for g in "$TESTDATA"/golden/stats/*.data.txt; do
 	name=$(basename "$g" .txt)

@@ -328,6 +328,14 @@ for c in "stat|-e cpu-clock" "stat2|-e cpu-clock,task-clock" "stat.pipe|-e cpu-c
 		same "$name '$o'" exp got
 	done
 done
+# --tasks and --stats on a recording whose shell forked two children
+for o in --tasks --stats; do
+	perf report -i stat.data $o >exp 2>/dev/null
+	pa report -i stat.data $o >got 2>/dev/null
+	CHECKS=$((CHECKS + 1))
+	[ "$(grep -c 'burn' exp)" -ge 1 ] || [ $o = --stats ] || fail "perf report $o: no burn thread"
+	same "stat.data: pa report $o vs perf" exp got
+done
 # perf's spellings that change nothing here: -f (--force), and --demangle
 # (the default) beside --no-demangle, as perf's option parser takes them
 perf report -i stat.data --stdio 2>/dev/null | grep -v '^# (Tip' >exp
