@@ -255,7 +255,9 @@ int cmd_report(int argc, const char **argv)
 	}
 	if (stats || tasks) {
 		struct pa_err err = {0};
-		struct pa_session_opts so = {.sz = sizeof(so), .no_callchains = true};
+		/* (counts and threads: no call chain, no sample's map looked up) */
+		struct pa_session_opts so = {
+		    .sz = sizeof(so), .no_callchains = true, .lazy_sample_loc = true};
 		struct pa_session *s = pa_session_new(f, &so, &err);
 		pa_pager_start(&pager, no_pager);
 		if (!s ||

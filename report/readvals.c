@@ -11,8 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct rv_thread {
+	uint32_t pid, tid;
+};
+
 struct pa_readvals {
-	uint32_t *pid, *tid;
+	struct rv_thread *threads;
 	size_t nthreads, cap;
 	struct pa_u64map by_thread; /* pid << 32 | tid -> index + 1 */
 	struct pa_u64map by_evsel;  /* evsel idx -> column + 1 */
@@ -32,22 +36,18 @@ static int add_thread(struct pa_readvals *v, uint32_t pid, uint32_t tid, size_t 
 		return 0;
 	}
 	if (v->nthreads == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 16;
-		uint32_t *p = realloc(v->pid, cap * sizeof(*p));
-		if (p)
-			v->pid = p;
-		uint32_t *t = p ? realloc(v->tid, cap * sizeof(*t)) : NULL;
-		if (t)
-			v->tid = t;
-		uint64_t *val = t ? realloc(v->val, (cap * v->width + 1) * sizeof(*val)) : NULL;
+		/* (the threads' room first: v->cap grows once the values' has) */
+		size_t cap = v->cap;
+		if (PA_GROW(v->threads, cap, v->nthreads + 1, 16))
+			return -ENOMEM;
+		uint64_t *val = realloc(v->val, (cap * v->width + 1) * sizeof(*val));
 		if (!val)
 			return -ENOMEM;
 		v->val = val;
 		v->cap = cap;
 	}
 	*row = v->nthreads++;
-	v->pid[*row] = pid;
-	v->tid[*row] = tid;
+	v->threads[*row] = (struct rv_thread){pid, tid};
 	memset(v->val + *row * v->width, 0, v->width * sizeof(*v->val));
 	*slot = (void *)(uintptr_t)(*row + 1);
 	return 0;
@@ -128,8 +128,8 @@ int pa_readvals_print(const struct pa_report *r, FILE *out)
 		                pa_evsel_name(v->cols[c], buf, sizeof(buf)));
 	}
 	for (size_t i = 0; i < v->nthreads; i++) {
-		int pw = snprintf(NULL, 0, "%d", (int)v->pid[i]);
-		int tw = snprintf(NULL, 0, "%d", (int)v->tid[i]);
+		int pw = snprintf(NULL, 0, "%d", (int)v->threads[i].pid);
+		int tw = snprintf(NULL, 0, "%d", (int)v->threads[i].tid);
 		pidw = pw > pidw ? pw : pidw;
 		tidw = tw > tidw ? tw : tidw;
 		for (unsigned c = 0; c < nc; c++) {
@@ -142,7 +142,8 @@ int pa_readvals_print(const struct pa_report *r, FILE *out)
 		fprintf(out, "  %*s", w[c], names[c]);
 	fputc('\n', out);
 	for (size_t i = 0; i < v->nthreads; i++) {
-		fprintf(out, "  %*d  %*d", pidw, (int)v->pid[i], tidw, (int)v->tid[i]);
+		fprintf(out, "  %*d  %*d", pidw, (int)v->threads[i].pid, tidw,
+		        (int)v->threads[i].tid);
 		for (unsigned c = 0; c < nc; c++)
 			fprintf(out, "  %*" PRIu64, w[c], v->val[i * v->width + c]);
 		fputc('\n', out);
@@ -159,8 +160,7 @@ void pa_readvals_free(struct pa_report *r)
 	struct pa_readvals *v = r->rv;
 	if (!v)
 		return;
-	free(v->pid);
-	free(v->tid);
+	free(v->threads);
 	free(v->val);
 	free(v->cols);
 	pa_u64map_release(&v->by_thread);

@@ -78,35 +78,26 @@ static void print_level(const struct task *ts, uint32_t i, int level, FILE *out)
 		print_level(ts, c - 1, level + 1, out);
 }
 
-static int no_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
-                     struct pa_thread *t, const struct pa_addr_loc *loc)
-{
-	(void)ctx, (void)s, (void)ev, (void)t, (void)loc;
-	return 0;
-}
-
 int pa_report_tasks(struct pa_session *s, FILE *out, struct pa_err *err)
 {
+	struct pa_thread **th = NULL;
 	struct task *ts = NULL;
 	uint32_t *roots = NULL;
-	size_t nroots = 0;
-	int ret = pa_session_process(s, no_sample, NULL, err);
+	size_t n = 0, nroots = 0;
+	int ret = pa_session_process(s, NULL, NULL, err);
 	if (ret)
 		goto out;
-	size_t n = pa_session_threads(s, NULL, 0);
-	struct pa_thread **th = malloc((n + 1) * sizeof(*th));
+	n = pa_session_threads(s, NULL, 0);
+	th = malloc((n + 1) * sizeof(*th));
 	ts = calloc(n + 1, sizeof(*ts));
 	roots = malloc((n + 1) * sizeof(*roots));
-	ret = -ENOMEM;
 	if (!th || !ts || !roots) {
-		free(th);
-		pa_err_set(err, ret, "out of memory");
+		ret = pa_err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	pa_session_threads(s, th, n);
 	for (size_t i = 0; i < n; i++)
 		ts[i].t = th[i];
-	free(th);
 	qsort(ts, n, sizeof(*ts), bucket_cmp);
 	for (size_t i = 0; i < n; i++) {
 		long root;
@@ -121,8 +112,8 @@ int pa_report_tasks(struct pa_session *s, FILE *out, struct pa_err *err)
 	fprintf(out, "# %8s %8s %8s  %s\n", "pid", "tid", "ppid", "comm");
 	for (size_t r = 0; r < nroots; r++)
 		print_level(ts, roots[r], 0, out);
-	ret = 0;
 out:
+	free(th);
 	free(ts);
 	free(roots);
 	return ret;
