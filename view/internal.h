@@ -31,6 +31,12 @@ struct vnote {
 	bool has_symbols;
 };
 
+/* a sample: its aggregate and period */
+struct vseq {
+	uint32_t agg;
+	uint64_t period;
+};
+
 struct vmodel {
 	struct pa_trace *t;
 	struct pa_resolver *r;
@@ -57,6 +63,11 @@ struct vmodel {
 	struct vnote *notes;
 	size_t nr_notes, notes_cap;
 	int note_err;
+	/* with an inline frame (has_inline): each sample's aggregate, in the
+	 * trace's order, for the page's replay of perf's entry tree */
+	bool has_inline, seq_pass;
+	struct vseq *seq;
+	size_t nr_seq, seq_cap;
 };
 
 /* model.c: fill m from its trace (m->t set, the rest zero; nr_buckets

@@ -1,7 +1,9 @@
 /* model.c - a trace's samples aggregated for the page: frames, threads
  * and stacks interned, samples summed by (event, thread, time bucket,
  * stack). Two walks of the trace: the first finds its time span, the
- * second aggregates. Nothing is allocated per sample but table growth. */
+ * second aggregates; with inline frames a third notes each sample's
+ * aggregate in order (vmodel.seq). Nothing is allocated per sample but
+ * table growth. */
 #include "internal.h"
 
 #include <errno.h>
@@ -98,6 +100,7 @@ static int frame_of(struct vmodel *m, uint32_t id, char level, uint32_t *out)
 	f->hash = h;
 	f->has_sym = sym;
 	f->inlined = sym && sym->inlined;
+	m->has_inline |= f->inlined;
 	f->start = sym ? sym->start : 0;
 	f->end = sym ? sym->end : 0;
 	*out = (uint32_t)m->nr_frames++;
@@ -135,7 +138,8 @@ static int thread_of(struct vmodel *m, const struct pa_trace_sample *sm, uint32_
 	return 0;
 }
 
-/* Add a sample to the sum of its key (made when new). 0 or -ENOMEM. */
+/* Add a sample to the sum of its key (made when new); with m->seq_pass,
+ * only note its aggregate's index after the others'. 0 or -ENOMEM. */
 static int agg_add(struct vmodel *m, const struct vagg *k)
 {
 	uint64_t h = pa_hash64(((uint64_t)k->evsel << 32 | k->thread) ^
@@ -147,11 +151,19 @@ static int agg_add(struct vmodel *m, const struct vagg *k)
 		struct vagg *a = &m->aggs[m->agg_tab[j] - 1];
 		if (a->hash == h && a->evsel == k->evsel && a->thread == k->thread &&
 		    a->bucket == k->bucket && a->stack == k->stack) {
+			if (m->seq_pass) {
+				if (PA_GROW(m->seq, m->seq_cap, m->nr_seq + 1, 1024))
+					return -ENOMEM;
+				m->seq[m->nr_seq++] = (struct vseq){m->agg_tab[j] - 1, k->period};
+				return 0;
+			}
 			a->count++;
 			a->period += k->period;
 			return 0;
 		}
 	}
+	if (m->seq_pass) /* (the walk before made them all) */
+		return -EINVAL;
 	if (PA_GROW(m->aggs, m->aggs_cap, m->nr_aggs + 1, 1024))
 		return -ENOMEM;
 	m->aggs[m->nr_aggs] = *k;
@@ -213,8 +225,10 @@ static int on_sample(void *ctx, const struct pa_trace_sample *sm)
 		k.bucket = (uint32_t)((sm->time - m->t0) / m->width);
 	if (k.bucket >= m->nr_buckets)
 		k.bucket = m->nr_buckets - 1;
-	m->nr_samples++;
-	m->total_period += sm->period;
+	if (!m->seq_pass) {
+		m->nr_samples++;
+		m->total_period += sm->period;
+	}
 	return agg_add(m, &k);
 }
 
@@ -257,6 +271,12 @@ int vmodel_build(struct vmodel *m)
 	ret = pa_trace_foreach(m->t, on_sample, NULL, m);
 	if (ret)
 		return ret;
+	/* (a third walk finds each sample's aggregate: the page replays
+	 * perf's --children entry tree, whose symbol comparison is not an
+	 * order with inline frames, sample by sample) */
+	m->seq_pass = m->has_inline;
+	if (m->seq_pass && (ret = pa_trace_foreach(m->t, on_sample, NULL, m)))
+		return ret;
 	pa_resolver_foreach_dso_note(m->r, on_note, m);
 	return m->note_err;
 }
@@ -273,6 +293,7 @@ void vmodel_release(struct vmodel *m)
 	free(m->agg_tab);
 	free(m->aggs);
 	free(m->notes);
+	free(m->seq);
 	pa_buf_release(&m->name);
 	pa_arena_release(&m->arena);
 }

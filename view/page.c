@@ -37,6 +37,15 @@
  *         count * 2 + 1 when the period follows (else it is count *
  *         units[event], units[event] not 0), the period
  *   notes: [dso, has_symbols, why] per DSO that -v says something of
+ *   replay: null, or with an inline frame (then perf's --children
+ *           entries of dso,sym depend on its hist-entry tree's shape,
+ *           which view.js replays) {sym, n, seq}: sym per frame its
+ *           inlined flag (0, 1), its symbol's start and end as ranks
+ *           among all the symbols' starts and ends (0 0 for an
+ *           unresolved address, whose name is its address); seq: per
+ *           sample in the trace's order (n) its aggregate * 2 + 1 when
+ *           its period follows (else it is units[event], not 0), the
+ *           period
  */
 #include "internal.h"
 
@@ -230,24 +239,17 @@ out:
 	return ret;
 }
 
-/* the aggs object (above); events: the file's, or more when an aggregate
- * names one past them */
-static int put_aggs(struct vmodel *m, FILE *out)
+/* The events (the file's, or more when an aggregate names one past them)
+ * and each one's units value (above): NULL when out of memory. */
+static uint64_t *event_units(struct vmodel *m, uint32_t *nevp)
 {
-	struct pa_buf b = {0};
-	uint64_t *unit = NULL;
-	bool *seen = NULL;
 	uint32_t nev = pa_file_nr_evsels(pa_session_file(pa_trace_session(m->t)));
-	uint32_t bucket = 0, stack = 0;
-	int ret = -ENOMEM;
 	for (size_t i = 0; i < m->nr_aggs; i++)
 		if (m->aggs[i].evsel >= nev)
 			nev = m->aggs[i].evsel + 1;
-	unit = calloc(nev ? nev : 1, sizeof(*unit));
-	seen = calloc(nev ? nev : 1, sizeof(*seen));
-	if (!unit || !seen)
-		goto out;
-	for (size_t i = 0; i < m->nr_aggs; i++) {
+	uint64_t *unit = calloc(nev ? nev : 1, sizeof(*unit));
+	bool *seen = calloc(nev ? nev : 1, sizeof(*seen));
+	for (size_t i = 0; unit && seen && i < m->nr_aggs; i++) {
 		const struct vagg *a = &m->aggs[i];
 		if (seen[a->evsel] || !a->count)
 			continue;
@@ -255,6 +257,21 @@ static int put_aggs(struct vmodel *m, FILE *out)
 		if (a->period % a->count == 0)
 			unit[a->evsel] = a->period / a->count;
 	}
+	if (!seen) {
+		free(unit);
+		unit = NULL;
+	}
+	free(seen);
+	*nevp = nev;
+	return unit;
+}
+
+/* the aggs object (above) */
+static int put_aggs(struct vmodel *m, const uint64_t *unit, uint32_t nev, FILE *out)
+{
+	struct pa_buf b = {0};
+	uint32_t bucket = 0, stack = 0;
+	int ret = -ENOMEM;
 	for (size_t i = 0; i < m->nr_aggs; i++) {
 		const struct vagg *a = &m->aggs[i];
 		uint64_t u = unit[a->evsel];
@@ -278,9 +295,69 @@ static int put_aggs(struct vmodel *m, FILE *out)
 	ret = put_base64(out, (const unsigned char *)b.data, b.len);
 	fputs("}}\n", out);
 out:
-	free(seen);
 	pa_buf_release(&b);
-	free(unit);
+	return ret;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return PA_CMP(x, y);
+}
+
+/* the rank of v in sorted[0, n) (v is there) */
+static uint32_t rank_of(const uint64_t *sorted, size_t n, uint64_t v)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sorted[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (uint32_t)lo;
+}
+
+/* the replay object (above) */
+static int put_replay(struct vmodel *m, const uint64_t *unit, FILE *out)
+{
+	if (!m->has_inline) {
+		fputs("\"replay\":null,\n", out);
+		return 0;
+	}
+	struct pa_buf b = {0};
+	uint64_t *v = malloc((2 * m->nr_frames + 1) * sizeof(*v));
+	size_t n = 0;
+	int ret = -ENOMEM;
+	if (!v || pa_buf_grow(&b, 15 * m->nr_seq + 1))
+		goto out;
+	for (size_t i = 0; i < m->nr_frames; i++)
+		if (m->frames[i].has_sym) {
+			v[n++] = m->frames[i].start;
+			v[n++] = m->frames[i].end;
+		}
+	qsort(v, n, sizeof(*v), u64_cmp);
+	fputs("\"replay\":{\"sym\":[", out);
+	for (size_t i = 0; i < m->nr_frames; i++) {
+		const struct vframe *f = &m->frames[i];
+		fprintf(out, "%s%d,%" PRIu32 ",%" PRIu32, i ? "," : "", f->inlined ? 1 : 0,
+		        f->has_sym ? rank_of(v, n, f->start) : 0,
+		        f->has_sym ? rank_of(v, n, f->end) : 0);
+	}
+	for (size_t i = 0; i < m->nr_seq; i++) {
+		const struct vseq *q = &m->seq[i];
+		bool given = q->period != unit[m->aggs[q->agg].evsel];
+		put_varint(&b, (uint64_t)q->agg * 2 + given);
+		if (given)
+			put_varint(&b, q->period);
+	}
+	fprintf(out, "],\"n\":%zu,\"seq\":\n", m->nr_seq);
+	ret = put_base64(out, (const unsigned char *)b.data, b.len);
+	fputs("},\n", out);
+out:
+	pa_buf_release(&b);
+	free(v);
 	return ret;
 }
 
@@ -303,13 +380,19 @@ static int put_tables(struct vmodel *m, FILE *out)
 		putc(']', out);
 	}
 	fputs("],\n", out);
-	int ret = put_stacks(m, out);
-	if (ret)
-		return ret;
-	fprintf(out, "\"t0\":\"%" PRIu64 "\",\"width\":\"%" PRIu64 "\",\"buckets\":%u,", m->t0,
-	        m->width, m->nr_buckets);
-	fprintf(out, "\"has_time\":%s,\n", m->has_time ? "true" : "false");
-	return put_aggs(m, out);
+	uint32_t nev;
+	uint64_t *unit = event_units(m, &nev);
+	int ret = unit ? put_stacks(m, out) : -ENOMEM;
+	if (!ret)
+		ret = put_replay(m, unit, out);
+	if (!ret) {
+		fprintf(out, "\"t0\":\"%" PRIu64 "\",\"width\":\"%" PRIu64 "\",\"buckets\":%u,",
+		        m->t0, m->width, m->nr_buckets);
+		fprintf(out, "\"has_time\":%s,\n", m->has_time ? "true" : "false");
+		ret = put_aggs(m, unit, nev, out);
+	}
+	free(unit);
+	return ret;
 }
 
 int vpage_write(struct vmodel *m, const struct pa_view_opts *opts, FILE *out)

@@ -20,6 +20,9 @@
  *   filters (--comms, --pid, --tid, --dsos, --symbols hide rows, not the
  *   total; as perf, a row is shown as the first sample that reaches it
  *   passes them, with the period of every sample that reaches it).
+ * - With inline frames, perf's --children entries depend on the shape of
+ *   its hist-entry tree (its symbol comparison is not an order): the page
+ *   then holds each sample's aggregate in order and replays that tree.
  * - Names are bytes: written as JSON strings with '<', '>' and '&'
  *   escaped, so that nothing in a name ends the page's script.
  *

@@ -75,6 +75,7 @@
     D.stacks = stacks;
     return {par: par, fr: fr, dep: dep, end: end};
   })();
+  const UNITS = D.aggs.units;
   D.aggs = (() => {
     const e = D.aggs, rd = varints(e.data), n = e.n, nev = e.events, units = e.units;
     const a = new Float64Array(n * NA);
@@ -313,7 +314,8 @@
     trieSum(TD);
     trieSum(BU);
     const flat = [];
-    if (!rows) entries(flat);
+    if (RP) replayed(flat);
+    else if (!rows) entries(flat);
     else
       for (let f = 0; f < D.frames.length; f++)
         if (seen[f]) flat.push({f: f, children: ch[f], self: se[f], samples: sn[f], ch: true,
@@ -359,6 +361,168 @@
     for (let f = 0; f < nf; f++) {
       const c = fch[f] < Infinity && passes(fch[f]), e = fse[f] < Infinity && passes(fse[f]);
       if (c || e) flat.push({f: f, children: ch[f], self: se[f], samples: sn[f], ch: c, se: e});
+    }
+  }
+
+  /* ---- perf's --children entries with inline frames (D.replay) ----
+   * perf compares an inline frame's symbol by name and the others by
+   * address (sort__sym_cmp): no order, so the shape of its hist-entry
+   * rb-tree decides whether a sample finds the entry of its key or makes
+   * a second one, which pa report --children prints as a row of its own.
+   * The page replays that tree as pa report does: the samples of the
+   * event and time range in the trace's order, each finding (or making)
+   * its self entry, then one per chain frame, root first (--children's
+   * default caller order), but for a frame equal to an entry the sample
+   * already has (perf's he_cache). An entry is its first frame's; row
+   * filters show it as its first sample passes them, as entries() below. */
+  const RP = D.replay ? (() => {
+    const rd = varints(D.replay.seq), n = D.replay.n, agg = new Float64Array(n);
+    const per = new Float64Array(n);
+    for (let k = 0; k < n; k++) {
+      const x = rd(), i = Math.floor(x / 2) * NA;
+      agg[k] = i;
+      per[k] = x % 2 ? rd() : UNITS[D.aggs[i]];
+    }
+    return {agg: agg, per: per, sym: D.replay.sym, addr: new Map(), base: null, tree: null};
+  })() : null;
+  const strcmp = (a, b) => a < b ? -1 : a > b ? 1 : 0;
+  function symName(f) {
+    return RP.sym[3 * f] ? fname(f).slice(0, -INLINED.length) : fname(f);
+  }
+  function addrOf(f) {
+    let a = RP.addr.get(f);
+    if (a === undefined) RP.addr.set(f, a = BigInt(fname(f)));
+    return a;
+  }
+  /* perf's hist_entry__cmp of dso,sym (existing entry's frame l, new
+   * frame r) as a sign: pa report's (report/keys.c dso_cmp, sym_cmp) */
+  function entryCmp(l, r) {
+    const fl = D.frames[l], fr = D.frames[r], y = RP.sym;
+    if (!fl[1] || !fr[1]) {
+      if (fl[1] || fr[1]) return fl[1] ? 1 : -1;
+    } else {
+      const c = strcmp(fr[1], fl[1]);
+      if (c) return c;
+    }
+    if (!fl[3] && !fr[3]) { /* addresses by their wrapping difference */
+      const d = BigInt.asIntN(64, addrOf(r) - addrOf(l));
+      return d > 0n ? 1 : d < 0n ? -1 : 0;
+    }
+    if (!fl[3] || !fr[3]) return fl[3] ? 1 : -1;
+    if (l === r) return 0;
+    if (y[3 * l] || y[3 * r]) {
+      const c = strcmp(symName(l), symName(r));
+      if (c) return c;
+      if (y[3 * l + 1] <= y[3 * r + 2] && y[3 * l + 2] >= y[3 * r + 1]) return 0;
+    }
+    const sl = y[3 * l + 1], sr = y[3 * r + 1], el = y[3 * l + 2], er = y[3 * r + 2];
+    if (sl !== sr) return sr > sl ? 1 : -1;
+    return er > el ? 1 : er < el ? -1 : 0;
+  }
+  /* the Linux kernel's rb-tree (lib/rbtree.c, as util/rbtree.c): its
+   * rebalancing case for case, so that the tree has perf's shape */
+  function rbChange(T, old, nw, p) {
+    if (p < 0) T.root = nw;
+    else if (T.L[p] === old) T.L[p] = nw;
+    else T.R[p] = nw;
+  }
+  function rbRotateSet(T, old, nw) {
+    const p = T.P[old];
+    T.P[nw] = p; T.red[nw] = T.red[old];
+    T.P[old] = nw; T.red[old] = 1;
+    rbChange(T, old, nw, p);
+  }
+  function rbInsertColor(T, node) {
+    const L = T.L, R = T.R, P = T.P, red = T.red;
+    let parent = P[node];
+    for (;;) {
+      if (parent < 0) { red[node] = 0; return; }
+      if (!red[parent]) return;
+      const gp = P[parent], left = parent !== R[gp];
+      /* (parent on gparent's right: the same with left and right swapped) */
+      const A = left ? L : R, B = left ? R : L;
+      let tmp = B[gp];
+      if (tmp >= 0 && red[tmp]) { /* uncle red: flip colours, go up */
+        red[tmp] = 0; red[parent] = 0;
+        node = gp; parent = P[node]; red[node] = 1;
+        continue;
+      }
+      tmp = B[parent];
+      if (node === tmp) { /* rotate at parent */
+        tmp = A[node]; B[parent] = tmp; A[node] = parent;
+        if (tmp >= 0) { P[tmp] = parent; red[tmp] = 0; }
+        P[parent] = node; red[parent] = 1;
+        parent = node; tmp = B[node];
+      }
+      /* rotate at gparent */
+      A[gp] = tmp; B[parent] = gp;
+      if (tmp >= 0) { P[tmp] = gp; red[tmp] = 0; }
+      rbRotateSet(T, gp, parent);
+      return;
+    }
+  }
+  /* perf's hists__findnew_entry: the entry of frame f, made (by the
+   * sample of aggregate i) when the search finds none */
+  function findnew(T, f, i) {
+    let p = -1, x = T.root, d = 0;
+    while (x >= 0) {
+      p = x;
+      d = entryCmp(T.key[x], f);
+      if (!d) return x;
+      x = d < 0 ? T.L[x] : T.R[x];
+    }
+    const e = T.key.length;
+    T.key.push(f); T.L.push(-1); T.R.push(-1); T.P.push(p); T.red.push(1); T.first.push(i);
+    T.acc.push(0); T.self.push(0); T.n.push(0);
+    if (p < 0) T.root = e;
+    else if (d < 0) T.L[p] = e;
+    else T.R[p] = e;
+    rbInsertColor(T, e);
+    T.gen++;
+    return e;
+  }
+  /* the entries of the base (event, time range): remade when it changes;
+   * a sample of an aggregate finds the same entries as the one before
+   * while the tree has not changed */
+  function replayTree() {
+    const base = S.event + ':' + S.b0 + ':' + S.b1;
+    if (RP.base === base) return RP.tree;
+    const T = {root: -1, gen: 0, key: [], L: [], R: [], P: [], red: [], first: [], acc: [],
+      self: [], n: []};
+    const memo = new Map(), a = D.aggs;
+    for (let k = 0; k < RP.agg.length; k++) {
+      const i = RP.agg[k], p = RP.per[k];
+      if (!inBase(i)) continue;
+      let m = memo.get(i);
+      if (!m || m.gen !== T.gen) {
+        const st = D.stacks[a[i + 3]], ents = [findnew(T, st[st.length - 1], i)];
+        for (let j = 0; j + 1 < st.length; j++)
+          if (!ents.some(e => !entryCmp(T.key[e], st[j]))) ents.push(findnew(T, st[j], i));
+        memo.set(i, m = {gen: T.gen, ents: ents});
+      }
+      T.self[m.ents[0]] += p;
+      T.n[m.ents[0]]++;
+      for (const e of m.ents) T.acc[e] += p;
+    }
+    RP.base = base;
+    return RP.tree = T;
+  }
+  /* the flat table's rows as replayed entries; a row's se: pa report
+   * --no-children shows its function (whose row there sums the self of
+   * the function's entries here: split marks them) */
+  function replayed(flat) {
+    const T = replayTree(), nf = D.frames.length, fse = new Float64Array(nf).fill(Infinity);
+    const parts = new Int32Array(nf);
+    for (let i = 0; i < D.aggs.length; i += NA) {
+      if (!inBase(i)) continue;
+      const leaf = selfOf(D.aggs[i + 3]);
+      if (i < fse[leaf]) fse[leaf] = i;
+    }
+    for (let e = 0; e < T.key.length; e++) parts[T.key[e]]++;
+    for (let e = 0; e < T.key.length; e++) {
+      const f = T.key[e], c = passes(T.first[e]), s = T.n[e] > 0 && passes(fse[f]);
+      if (c || s) flat.push({f: f, children: T.acc[e], self: T.self[e], samples: T.n[e], ch: c,
+        se: s, split: parts[f] > 1});
     }
   }
 
@@ -692,7 +856,7 @@
     for (const r of rows.slice(0, MAX_ROWS))
       /* (a row pa report --children hides, --no-children shows: no children) */
       s += '<tr data-f="' + r.f + '" data-ch="' + (r.ch ? 1 : 0) + '" data-se="' + (r.se ? 1 : 0) +
-        '" class="' + (r.f === S.sel ? 'sel' : '') + (matches(r.f) ? ' m' : '') +
+        (r.split ? '" data-cv="' + r.children + '" data-sv="' + r.self : '') + '" class="' + (r.f === S.sel ? 'sel' : '') + (matches(r.f) ? ' m' : '') +
         '"><td class="num">' + (r.ch ? pct(r.children, R.total) : '-') + '</td><td class="num">' +
         pct(r.self, R.total) + '</td><td class="num">' + r.samples + '</td><td class="nm">' +
         esc(fname(r.f)) + '</td><td>' + esc(fdso(r.f)) + '</td></tr>';
@@ -873,7 +1037,8 @@
       const td = tr.children;
       return {children: td[0].textContent, self: td[1].textContent, samples: +td[2].textContent,
         name: td[3].textContent, dso: td[4].textContent, sel: tr.classList.contains('sel'),
-        match: tr.classList.contains('m'), ch: tr.dataset.ch === '1', se: tr.dataset.se === '1'};
+        match: tr.classList.contains('m'), ch: tr.dataset.ch === '1', se: tr.dataset.se === '1',
+        split: tr.dataset.sv !== undefined, cv: +tr.dataset.cv, sv: +tr.dataset.sv};
     }),
     flameFrames: () => FL.rects.map(r => ({name: fname(r.nd.f), x: r.x, y: r.y, w: r.w,
       d: r.d, sel: r.nd.f === S.sel, match: matches(r.nd.f),

@@ -57,10 +57,14 @@ fi
 for f in le-file le-sysw le-dwarf be-file le-two-events; do
 	view "$f" "$TESTDATA/$f.data"
 done
-# (--no-inline: with inline frames pa report --children can split one
-# function into two rows, replaying perf's hist-entry tree whose symbol
-# comparison is not an order; the page has one row: docs/view.md)
-view inline "$INLINE" --symfs "$SYMFS" --no-inline
+# (with inline frames pa report --children splits a function into two
+# rows, replaying perf's hist-entry tree, whose symbol comparison is not an
+# order: the page replays it too; and without them)
+view inline "$INLINE" --symfs "$SYMFS"
+CHECKS=$((CHECKS + 1))
+[ "$(grep -c '__introsort_loop<.*, long, .*>$' inline.ch)" = 2 ] ||
+	fail "inline: pa report --children no longer splits __introsort_loop (the case tested)"
+view inline-noinl "$INLINE" --symfs "$SYMFS" --no-inline
 
 # a call-graph recording of a small program, when perf can record here
 # (perf record writes build-ids into $HOME/.debug: a private one)
@@ -125,7 +129,7 @@ if [ -z "$CHROMIUM" ]; then
 	NOBROWSER="no chromium (Debian package chromium) for the browser part"
 else
 	pages=(le-file.html "$TESTDATA/le-file.data" le-sysw.html "$TESTDATA/le-sysw.data"
-		inline.html "$INLINE" --symfs "$SYMFS" --no-inline)
+		inline.html "$INLINE" --symfs "$SYMFS")
 	[ -n "$PERF_OK" ] && pages+=(rec.html rec.data)
 	python3 "$CDP" browser "$CHROMIUM" "$PA_BIN" "$WORK" "${pages[@]}"
 	st=$?

@@ -107,6 +107,7 @@ def page_data(path):
         raise ValueError(f"{path}: no data element")
     d = json.loads(m.group(1))
     d["stacks"] = decode_stacks(d["stacks"])
+    d["aggs_units"] = d["aggs"]["units"]
     d["aggs"] = decode_aggs(d["aggs"])
     return d
 
@@ -146,8 +147,147 @@ def fmt(v, total):
     return "%.2f%%" % (100.0 * v / total if total > 0 else 0.0)
 
 
-def flat_of(d, event=0):
-    """The page's flat table computed here: {key: (children, self)}."""
+INLINED = " (inlined)"
+
+
+class Replay:
+    """view.js's replay of perf's --children entry tree (page.c's replay
+    object): perf's dso,sym comparison (pa report's report/keys.c), the
+    Linux kernel's rb-tree insertion, the samples in the trace's order."""
+
+    def __init__(self, d):
+        self.d, y = d, d["replay"]["sym"]
+        self.inl, self.start, self.end = y[0::3], y[1::3], y[2::3]
+        v, k, aggs = varints(d["replay"]["seq"]), 0, d["aggs"]
+        units = d["aggs_units"]
+        self.seq = []
+        for _ in range(d["replay"]["n"]):
+            i = (v[k] >> 1) * 6
+            per = v[k + 1] if v[k] & 1 else units[aggs[i]]
+            k += 2 if v[k] & 1 else 1
+            self.seq.append((i, per))
+
+    def sym_name(self, f):
+        n = self.d["frames"][f][0]
+        return n[:-len(INLINED)] if self.inl[f] else n
+
+    def cmp(self, le, r):
+        fl, fr = self.d["frames"][le], self.d["frames"][r]
+        if not fl[1] or not fr[1]:
+            if fl[1] or fr[1]:
+                return 1 if fl[1] else -1
+        elif fl[1] != fr[1]:
+            return 1 if fr[1] > fl[1] else -1
+        if not fl[3] and not fr[3]:
+            dd = (int(fr[0], 16) - int(fl[0], 16)) % (1 << 64)
+            return 0 if dd == 0 else 1 if dd < (1 << 63) else -1
+        if not fl[3] or not fr[3]:
+            return 1 if fl[3] else -1
+        if le == r:
+            return 0
+        if self.inl[le] or self.inl[r]:
+            a, b = self.sym_name(le), self.sym_name(r)
+            if a != b:
+                return 1 if a > b else -1
+            if self.start[le] <= self.end[r] and self.end[le] >= self.start[r]:
+                return 0
+        if self.start[le] != self.start[r]:
+            return 1 if self.start[r] > self.start[le] else -1
+        return (self.end[r] > self.end[le]) - (self.end[r] < self.end[le])
+
+    def findnew(self, t, f, i):
+        p, x, d = -1, t["root"], 0
+        while x >= 0:
+            p = x
+            d = self.cmp(t["key"][x], f)
+            if not d:
+                return x
+            x = t["L"][x] if d < 0 else t["R"][x]
+        e = len(t["key"])
+        for k, v in (("key", f), ("L", -1), ("R", -1), ("P", p), ("red", 1), ("first", i),
+                     ("acc", 0), ("self", 0), ("n", 0)):
+            t[k].append(v)
+        if p < 0:
+            t["root"] = e
+        elif d < 0:
+            t["L"][p] = e
+        else:
+            t["R"][p] = e
+        rb_insert_color(t, e)
+        t["gen"] += 1
+        return e
+
+    def tree(self, event, b0, b1):
+        t = {"root": -1, "gen": 0}
+        for k in ("key", "L", "R", "P", "red", "first", "acc", "self", "n"):
+            t[k] = []
+        memo, aggs = {}, self.d["aggs"]
+        for i, per in self.seq:
+            if aggs[i] != event or not b0 <= aggs[i + 2] <= b1:
+                continue
+            m = memo.get(i)
+            if m is None or m[0] != t["gen"]:
+                st = self.d["stacks"][aggs[i + 3]]
+                ents = [self.findnew(t, st[-1], i)]
+                for f in st[:-1]:  # (root first: --children's caller order)
+                    if all(self.cmp(t["key"][e], f) for e in ents):
+                        ents.append(self.findnew(t, f, i))
+                m = memo[i] = (t["gen"], ents)
+            t["self"][m[1][0]] += per
+            t["n"][m[1][0]] += 1
+            for e in m[1]:
+                t["acc"][e] += per
+        return t
+
+
+def rb_insert_color(t, node):
+    """lib/rbtree.c's __rb_insert (view.js's rbInsertColor)."""
+    P, red = t["P"], t["red"]
+    parent = P[node]
+    while True:
+        if parent < 0:
+            red[node] = 0
+            return
+        if not red[parent]:
+            return
+        gp = P[parent]
+        left = parent != t["R"][gp]
+        A, B = (t["L"], t["R"]) if left else (t["R"], t["L"])
+        tmp = B[gp]
+        if tmp >= 0 and red[tmp]:
+            red[tmp] = red[parent] = 0
+            node, red[gp] = gp, 1
+            parent = P[node]
+            continue
+        tmp = B[parent]
+        if node == tmp:
+            tmp = A[node]
+            B[parent], A[node] = tmp, parent
+            if tmp >= 0:
+                P[tmp], red[tmp] = parent, 0
+            P[parent], red[parent] = node, 1
+            parent, tmp = node, B[node]
+        A[gp], B[parent] = tmp, gp
+        if tmp >= 0:
+            P[tmp], red[tmp] = gp, 0
+        g = P[gp]
+        P[parent], red[parent] = g, red[gp]
+        P[gp], red[gp] = parent, 1
+        if g < 0:
+            t["root"] = parent
+        elif t["L"][g] == gp:
+            t["L"][g] = parent
+        else:
+            t["R"][g] = parent
+        return
+
+
+def flat_of(d, event=0, replay=True):
+    """The page's flat table computed here: sorted (dso, name, children,
+    self, shown by --no-children, split) rows, and the total; replay
+    False: a row per function even where the page replays perf's tree."""
+    if replay and d.get("replay"):
+        return replay_flat(d, event)
     ch, se, total = {}, {}, 0
     aggs = d["aggs"]
     for i in range(0, len(aggs), 6):
@@ -163,8 +303,48 @@ def flat_of(d, event=0):
     for f in ch:
         name, dso = d["frames"][f][:2]
         out.append((dso or "[unknown]", name, fmt(ch[f], total), fmt(se.get(f, 0), total),
-                    f in se))
+                    f in se, False))
     return sorted(out), total
+
+
+def replay_flat(d, event, b0=0, b1=None):
+    """flat_of of a page that replays perf's entry tree: a row per entry
+    (a function perf split has two, split True); b0, b1: the time buckets
+    (all by default)."""
+    aggs = d["aggs"]
+    b1 = d["buckets"] - 1 if b1 is None else b1
+    total = sum(aggs[i + 5] for i in range(0, len(aggs), 6)
+                if aggs[i] == event and b0 <= aggs[i + 2] <= b1)
+    t = Replay(d).tree(event, b0, b1)
+    parts = {}
+    for f in t["key"]:
+        parts[f] = parts.get(f, 0) + 1
+    out = []
+    for e, f in enumerate(t["key"]):
+        name, dso = d["frames"][f][:2]
+        out.append((dso or "[unknown]", name, fmt(t["acc"][e], total), fmt(t["self"][e], total),
+                    t["n"][e] > 0, parts[f] > 1))
+    return sorted(out), total
+
+
+def merge_split(rows, total):
+    """paView.flat()'s rows with the entries of a function perf split
+    (split, with their values cv and sv) merged into one row: the
+    function's, as --no-children and the trees show it."""
+    out, merged = [], {}
+    for r in rows:
+        if not r.get("split"):
+            out.append(r)
+            continue
+        m = merged.setdefault((r["dso"], r["name"]), dict(r, cv=0, sv=0, samples=0, se=False))
+        m["cv"] += r["cv"]
+        m["sv"] += r["sv"]
+        m["samples"] += r["samples"]
+        m["se"] |= r["se"]
+    for m in merged.values():
+        m["children"], m["self"] = fmt(m["cv"], total), fmt(m["sv"], total)
+        out.append(m)
+    return out
 
 
 def compare(what, page, rep, opts):
@@ -203,7 +383,9 @@ def check_data(args):
         flat, _ = flat_of(d, ev)
         what = f"{page} ({name})"
         compare(what, [r[:4] for r in flat], rows_of(text, True, None), "--children")
-        compare(what, [r[:2] + (r[3],) for r in flat if r[4]],
+        # (--no-children: one row per function, the page's without the replay)
+        plain, _ = flat_of(d, ev, replay=False)
+        compare(what, [r[:2] + (r[3],) for r in plain if r[4]],
                 rows_of(se_secs.get(name, ""), False, None), "--no-children")
     n = sum(d["aggs"][i + 4] for i in range(0, len(d["aggs"]), 6))
     check(n == d["header"]["samples"], f"{page}: aggregates hold {n} samples of "
@@ -233,7 +415,8 @@ def same_flat(b, what, pa, fixture, ropts, extra, self_only=False):
     def strip(rows):
         return sorted(r[1:] for r in rows) if nodso else rows
     ok = check(rep_self, f"{what}: pa report --no-children {' '.join(extra)} has rows")
-    ok &= compare(what, strip(sorted((r["dso"], r["name"], r["self"]) for r in got
+    one = merge_split(got, b.js("paView.total()"))
+    ok &= compare(what, strip(sorted((r["dso"], r["name"], r["self"]) for r in one
                                      if r["samples"] and r.get("se", True))),
                   strip(rep_self), "--no-children " + " ".join(extra))
     if self_only:
@@ -246,7 +429,8 @@ def same_flat(b, what, pa, fixture, ropts, extra, self_only=False):
 
 
 def check_trees(b, what):
-    flat = {(r["dso"], r["name"]): r for r in b.js("paView.flat()")}
+    flat = {(r["dso"], r["name"]): r
+            for r in merge_split(b.js("paView.flat()"), b.js("paView.total()"))}
     b.js("paView.showTab('td')")
     td = [r for r in b.js("paView.rowsOf('td')") if r["depth"] == 0]
     check(td, f"{what}: top-down tree has rows")
@@ -391,7 +575,10 @@ def browse_one(b, pa, workdir, page, fixture, ropts):
         if ta:
             b.screenshot(os.path.join(workdir, f"view-{name}-time.png"))
             print(f"screenshot: {os.path.join(workdir, f'view-{name}-time.png')}")
-            same_flat(b, f"{name}: --time {ta}", pa, fixture, ropts, ["--time", ta])
+            if b.js("paView.data.replay === null"):
+                same_flat(b, f"{name}: --time {ta}", pa, fixture, ropts, ["--time", ta])
+            else:
+                replay_range(b, f"{name}: --time {ta}", pa, workdir, page, fixture, ropts, ta)
         b.js("paView.setFilter({b0: 0, b1: paView.data.buckets - 1})")
     # regex search
     names = [r["name"] for r in b.js("paView.flat()")]
@@ -415,6 +602,31 @@ def browse_one(b, pa, workdir, page, fixture, ropts):
     print(f"screenshot: {shot}")
     b.js("paView.search('')")
     check(not b.js("paView.search('(')"), f"{name}: a bad regular expression is refused")
+
+
+def replay_range(b, what, pa, workdir, page, fixture, ropts, ta):
+    """A time range on a page with inline frames (docs/view.md): the
+    names of inline frames are the whole recording's, where pa report
+    --time (as perf) names some by the questions asked for the range
+    alone. So the table is checked against the page's own data replayed
+    here for the range, and the replay against pa report --time on the
+    page pa view --time writes."""
+    d = page_data(page)
+    st = b.js("paView.state")
+    flat, _ = flat_of(d, st["event"])
+    want, _ = replay_flat(d, st["event"], st["b0"], st["b1"])
+    got = sorted((r["dso"], r["name"], r["children"], r["self"]) for r in b.js("paView.flat()"))
+    compare(what, got, [r[:4] for r in want], "replayed here")
+    check(len(want) != len(flat) or want != flat, f"{what}: the range changes the rows")
+    sub = os.path.join(workdir, "view-range.html")
+    r = subprocess.run([pa, "view", "-i", fixture, *ropts, "--time", ta, "-o", sub],
+                       capture_output=True, text=True, check=False)
+    if not check(r.returncode == 0, f"{what}: pa view --time: {r.stderr.strip()}"):
+        return
+    sd = page_data(sub)
+    mine, _ = flat_of(sd, st["event"])
+    compare(what + " (pa view --time)", [r[:4] for r in mine],
+            report(pa, fixture, ropts, True, ["--time", ta]), "--children --time " + ta)
 
 
 def browse_cli(b, pa, workdir, fixture, ropts, extra):
