@@ -30,24 +30,7 @@ static char *clean(struct ann_listing *l, const char *raw)
 		raw++;
 		n--;
 	}
-	size_t tabs = 0;
-	for (size_t i = 0; i < n; i++)
-		tabs += raw[i] == '\t';
-	char *out = pa_arena_alloc_raw(&l->arena, n + tabs * 7 + 1);
-	if (!out)
-		return NULL;
-	size_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (raw[i] != '\t') {
-			out[o++] = raw[i];
-			continue;
-		}
-		do
-			out[o++] = ' ';
-		while (o % 8);
-	}
-	out[o] = 0;
-	return out;
+	return pa_arena_expand_tabs(&l->arena, raw, n);
 }
 
 /* perf's file_lineno regex, "^/[^:]+:([0-9]+)": the line number or -1 */

@@ -780,6 +780,15 @@ const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l)
 	return srcline_as(r, l, true, false);
 }
 
+const char *pa_resolver_source_file(struct pa_resolver *r, const struct pa_loc *l, unsigned *line)
+{
+	if (!l->dso || pa_resolver_dso_syms(r, l->dso)->kmod)
+		return NULL;
+	uint64_t addr;
+	struct pa_srcinfo *src = pa_resolver_srcinfo(r, l, &addr);
+	return src ? pa_srcinfo_file(src, addr, line) : NULL;
+}
+
 const char *pa_resolver_map_srcline(struct pa_resolver *r, const struct pa_loc *l)
 {
 	return l->dso ? srcline_as(r, l, true, true) : NULL;

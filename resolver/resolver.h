@@ -107,6 +107,11 @@ int pa_resolver_locate(struct pa_resolver *r);
  * pa_resolver_symbolize gives samples' locations): addr2line's answer, or
  * its fallbacks "SYM+OFF", "DSO[ADDR]", "??:0". NULL on ENOMEM. */
 const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l);
+/* The source file and line of a location's srcline (pa_resolver_srcline)
+ * when addr2line names both: the file's path as the DWARF gives it (perf
+ * shows its base name), *line not 0. NULL otherwise (kernel modules, no
+ * line table). */
+const char *pa_resolver_source_file(struct pa_resolver *r, const struct pa_loc *l, unsigned *line);
 /* perf's srcline of a call-chain entry as -g address prints it after the
  * name (its callchain_srcline): an inline frame's own, else addr2line's
  * answer at the map-relative address or "+OFF" from the symbol (or

@@ -138,6 +138,8 @@ struct a2l_cu {
 /* The memoized answer for one address. */
 struct a2l_answer {
 	const char *line; /* perf's srcline, NULL when addr2line has no answer */
+	const char *file; /* the file addr2line names (its path), NULL: none */
+	unsigned line_nr;
 	size_t nframes;
 	struct pa_srcinfo_frame *frames;
 };
@@ -1159,6 +1161,8 @@ static int resolve(struct pa_srcinfo *s, uint64_t a, struct a2l_answer *ans)
 			return -ENOMEM;
 	}
 	ans->line = ans->frames[0].srcline;
+	ans->file = file;
+	ans->line_nr = (unsigned)line;
 	ans->nframes = nf;
 	return 0;
 nomem:
@@ -1241,6 +1245,15 @@ const char *pa_srcinfo_srcline(struct pa_srcinfo *s, uint64_t file_off, const ch
 	if (a->line)
 		return a->line;
 	return fallback(s, file_off, dso_short_name, sym_name, sym_off);
+}
+
+const char *pa_srcinfo_file(struct pa_srcinfo *s, uint64_t file_off, unsigned *line)
+{
+	const struct a2l_answer *a = s ? lookup(s, file_off) : NULL;
+	if (!a || !a->line || !a->file || !a->line_nr)
+		return NULL;
+	*line = a->line_nr;
+	return a->file;
 }
 
 size_t pa_srcinfo_frames(struct pa_srcinfo *s, uint64_t file_off, struct pa_srcinfo_frame *frames,

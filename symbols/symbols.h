@@ -372,6 +372,11 @@ const char *pa_srcinfo_line(struct pa_srcinfo *s, uint64_t file_off, const char 
 const char *pa_srcinfo_srcline(struct pa_srcinfo *s, uint64_t file_off, const char *dso_short_name,
                                const char *sym_name, uint64_t sym_off);
 
+/* The source file addr2line names for file_off (its path as the DWARF
+ * gives it, before perf cuts it to its base name for the srcline) and the
+ * line (*line, not 0); NULL when it names no file or line. */
+const char *pa_srcinfo_file(struct pa_srcinfo *s, uint64_t file_off, unsigned *line);
+
 /* The address perf hands to addr2line (and prints in "DSO[ADDR]"). */
 uint64_t pa_srcinfo_objdump_addr(struct pa_srcinfo *s, uint64_t file_off);
 

@@ -138,6 +138,27 @@ char *pa_arena_strdup(struct pa_arena *a, const char *s)
 	return pa_arena_strndup(a, s, strlen(s));
 }
 
+char *pa_arena_expand_tabs(struct pa_arena *a, const char *s, size_t n)
+{
+	size_t tabs = 0, o = 0;
+	for (size_t i = 0; i < n; i++)
+		tabs += s[i] == '\t';
+	char *out = pa_arena_alloc_raw(a, n + tabs * 7 + 1);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '\t') {
+			out[o++] = s[i];
+			continue;
+		}
+		do
+			out[o++] = ' ';
+		while (o % 8);
+	}
+	out[o] = 0;
+	return out;
+}
+
 int pa_buf_grow(struct pa_buf *b, size_t extra)
 {
 	return PA_GROW(b->data, b->cap, b->len + extra + 1, 256);

@@ -78,6 +78,9 @@ void *pa_arena_alloc(struct pa_arena *a, size_t size);
 void *pa_arena_alloc_raw(struct pa_arena *a, size_t size);
 char *pa_arena_strndup(struct pa_arena *a, const char *s, size_t n);
 char *pa_arena_strdup(struct pa_arena *a, const char *s);
+/* s[0, n) with each tab expanded to spaces up to the next multiple of 8
+ * columns (perf's expand_tabs), NUL-terminated, in the arena. */
+char *pa_arena_expand_tabs(struct pa_arena *a, const char *s, size_t n);
 
 /* Growable byte buffer (git's strbuf, reduced). */
 struct pa_buf {
@@ -245,5 +248,18 @@ static inline const uint32_t *pa_seqset_get(const struct pa_seqset *s, uint32_t 
 	return s->pool + s->seqs[i].off;
 }
 void pa_seqset_release(struct pa_seqset *s);
+
+/* ---- Source files' text by line (textfile.c) ----
+ * Each file is read once, whole, when a line of it is first asked for; a
+ * file that cannot be read is remembered as such. Zeroed: empty. */
+struct pa_textfiles {
+	struct pa_textfile *files;
+	size_t nr, cap;
+};
+/* Line n (from 1) of the file at path, without its newline; NULL when the
+ * file cannot be read, has no such line, or on ENOMEM. The text lives
+ * until pa_textfiles_release(). */
+const char *pa_textfiles_line(struct pa_textfiles *t, const char *path, unsigned n);
+void pa_textfiles_release(struct pa_textfiles *t);
 
 #endif

@@ -626,6 +626,45 @@ static void test_dl_forwarders(void **state)
 	assert_non_null(strstr(unbuilt_lib.why, "built without"));
 }
 
+static void test_expand_tabs(void **state)
+{
+	(void)state;
+	struct pa_arena a;
+	pa_arena_init(&a, 0);
+	assert_string_equal(pa_arena_expand_tabs(&a, "\tx", 2), "        x");
+	assert_string_equal(pa_arena_expand_tabs(&a, "ab\tc\t\td", 7), "ab      c               d");
+	/* only n bytes, NUL-terminated */
+	assert_string_equal(pa_arena_expand_tabs(&a, "abcdef", 3), "abc");
+	pa_arena_release(&a);
+}
+
+static void test_textfiles(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/pa-test-textfile-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char text[] = "one\n\tsecond line\nlast without newline";
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	struct pa_textfiles t = {0};
+	assert_string_equal(pa_textfiles_line(&t, path, 1), "one");
+	assert_string_equal(pa_textfiles_line(&t, path, 2), "\tsecond line");
+	assert_string_equal(pa_textfiles_line(&t, path, 3), "last without newline");
+	assert_null(pa_textfiles_line(&t, path, 4));
+	assert_null(pa_textfiles_line(&t, path, 0));
+	/* read once: the file's removal does not change the answers */
+	unlink(path);
+	assert_string_equal(pa_textfiles_line(&t, path, 1), "one");
+	assert_int_equal(t.nr, 1);
+	/* a missing file: no line, remembered */
+	assert_null(pa_textfiles_line(&t, "/nonexistent/pa-test/x.c", 1));
+	assert_null(pa_textfiles_line(&t, "/nonexistent/pa-test/x.c", 1));
+	assert_int_equal(t.nr, 2);
+	pa_textfiles_release(&t);
+	assert_int_equal(t.nr, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -637,6 +676,7 @@ int main(void)
 	    cmocka_unit_test(test_note_align8),   cmocka_unit_test(test_grow),
 	    cmocka_unit_test(test_write_all),     cmocka_unit_test(test_asprintf),
 	    cmocka_unit_test(test_opts),          cmocka_unit_test(test_seqset_hashed),
+	    cmocka_unit_test(test_expand_tabs),   cmocka_unit_test(test_textfiles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
