@@ -31,6 +31,21 @@ struct vnote {
 	bool has_symbols;
 };
 
+/* A source line of samples' own addresses: perf's srcline (pa report's
+ * --sort srcline) and the line's text when its file can be read here. */
+struct vline {
+	const char *srcline, *text; /* in the arena; text NULL: unread */
+	uint64_t hash;
+};
+
+/* Samples whose own address addr2line names a line for, summed by (event,
+ * thread, time bucket, own frame, source line: its index + 1), in the
+ * order of their first samples. */
+struct vlagg {
+	uint32_t evsel, thread, bucket, frame, line;
+	uint64_t count, period, hash;
+};
+
 /* a sample: its aggregate and period */
 struct vseq {
 	uint32_t agg;
@@ -63,6 +78,15 @@ struct vmodel {
 	struct vnote *notes;
 	size_t nr_notes, notes_cap;
 	int note_err;
+	/* source lines (vline, vlagg); loc_line per location: 0 not yet
+	 * asked, else its vlagg line + 1 */
+	struct vline *lines;
+	size_t nr_lines, lines_cap, line_tab_cap;
+	uint32_t *line_tab, *loc_line;
+	struct vlagg *laggs;
+	size_t nr_laggs, laggs_cap, lagg_tab_cap;
+	uint32_t *lagg_tab;
+	struct pa_textfiles text;
 	/* with an inline frame (has_inline): each sample's aggregate, in the
 	 * trace's order, for the page's replay of perf's entry tree */
 	bool has_inline, seq_pass;

@@ -1,7 +1,8 @@
 /* model.c - a trace's samples aggregated for the page: frames, threads
  * and stacks interned, samples summed by (event, thread, time bucket,
- * stack). Two walks of the trace: the first finds its time span, the
- * second aggregates; with inline frames a third notes each sample's
+ * stack), and by (event, thread, time bucket, own frame, source line) for
+ * the source lines. Two walks of the trace: the first finds its time
+ * span, the second aggregates; with inline frames a third notes each sample's
  * aggregate in order (vmodel.seq). Nothing is allocated per sample but
  * table growth. */
 #include "internal.h"
@@ -173,6 +174,83 @@ static int agg_add(struct vmodel *m, const struct vagg *k)
 	return 0;
 }
 
+static uint64_t line_hash_of(void *ctx, uint32_t i)
+{
+	return ((struct vmodel *)ctx)->lines[i].hash;
+}
+
+static uint64_t lagg_hash_of(void *ctx, uint32_t i)
+{
+	return ((struct vmodel *)ctx)->laggs[i].hash;
+}
+
+/* The source line of location id (*out: a vlagg line, 0: none), made
+ * when new. 0 or -ENOMEM. */
+static int line_of(struct vmodel *m, uint32_t id, uint32_t *out)
+{
+	if (m->loc_line[id]) {
+		*out = m->loc_line[id] - 1;
+		return 0;
+	}
+	unsigned nr = 0;
+	const struct pa_loc *l = &m->locs[id];
+	const char *file = pa_resolver_source_file(m->r, l, &nr), *sl = NULL;
+	*out = 0;
+	if (file && !(sl = pa_resolver_srcline(m->r, l)))
+		return -ENOMEM;
+	uint64_t h = sl ? pa_hash_str(sl) : 0;
+	if (sl && pa_index_table_grow(&m->line_tab, &m->line_tab_cap, m->nr_lines, line_hash_of, m))
+		return -ENOMEM;
+	size_t mask = m->line_tab_cap - 1, j = h & mask;
+	for (; sl && m->line_tab[j]; j = (j + 1) & mask) {
+		const struct vline *v = &m->lines[m->line_tab[j] - 1];
+		if (v->hash == h && !strcmp(v->srcline, sl)) {
+			*out = m->line_tab[j];
+			break;
+		}
+	}
+	if (sl && !*out) {
+		if (PA_GROW(m->lines, m->lines_cap, m->nr_lines + 1, 256))
+			return -ENOMEM;
+		struct vline *v = &m->lines[m->nr_lines];
+		const char *text = pa_textfiles_line(&m->text, file, nr);
+		v->hash = h;
+		v->srcline = pa_arena_strdup(&m->arena, sl);
+		v->text = text ? pa_arena_expand_tabs(&m->arena, text, strlen(text)) : NULL;
+		if (!v->srcline || (text && !v->text))
+			return -ENOMEM;
+		m->line_tab[j] = *out = (uint32_t)++m->nr_lines;
+	}
+	m->loc_line[id] = *out + 1;
+	return 0;
+}
+
+/* Add a sample to its line aggregate k (made when new). 0 or -ENOMEM. */
+static int lagg_add(struct vmodel *m, struct vlagg *k)
+{
+	uint64_t h = pa_hash64(((uint64_t)k->evsel << 32 | k->thread) ^
+	                       pa_hash64((uint64_t)k->bucket << 32 | k->frame) ^ k->line * 31);
+	if (pa_index_table_grow(&m->lagg_tab, &m->lagg_tab_cap, m->nr_laggs, lagg_hash_of, m))
+		return -ENOMEM;
+	size_t mask = m->lagg_tab_cap - 1, j = h & mask;
+	for (; m->lagg_tab[j]; j = (j + 1) & mask) {
+		struct vlagg *a = &m->laggs[m->lagg_tab[j] - 1];
+		if (a->hash == h && a->evsel == k->evsel && a->thread == k->thread &&
+		    a->bucket == k->bucket && a->frame == k->frame && a->line == k->line) {
+			a->count++;
+			a->period += k->period;
+			return 0;
+		}
+	}
+	if (PA_GROW(m->laggs, m->laggs_cap, m->nr_laggs + 1, 1024))
+		return -ENOMEM;
+	k->count = 1;
+	k->hash = h;
+	m->laggs[m->nr_laggs] = *k;
+	m->lagg_tab[j] = (uint32_t)++m->nr_laggs;
+	return 0;
+}
+
 static bool has_time(const struct pa_trace_sample *sm)
 {
 	return sm->sample_type & PA_SAMPLE_TIME;
@@ -225,10 +303,17 @@ static int on_sample(void *ctx, const struct pa_trace_sample *sm)
 		k.bucket = (uint32_t)((sm->time - m->t0) / m->width);
 	if (k.bucket >= m->nr_buckets)
 		k.bucket = m->nr_buckets - 1;
-	if (!m->seq_pass) {
-		m->nr_samples++;
-		m->total_period += sm->period;
-	}
+	if (m->seq_pass)
+		return agg_add(m, &k);
+	m->nr_samples++;
+	m->total_period += sm->period;
+	struct vlagg lk = {.evsel = k.evsel,
+	                   .thread = k.thread,
+	                   .bucket = k.bucket,
+	                   .frame = m->tmp[n],
+	                   .period = sm->period};
+	if ((ret = line_of(m, sm->loc, &lk.line)) || (lk.line && (ret = lagg_add(m, &lk))))
+		return ret;
 	return agg_add(m, &k);
 }
 
@@ -258,7 +343,8 @@ int vmodel_build(struct vmodel *m)
 	m->locs = pa_resolver_locs(m->r);
 	m->nr_locs = pa_resolver_nr_locs(m->r);
 	m->loc_frame = calloc(m->nr_locs ? m->nr_locs : 1, sizeof(*m->loc_frame));
-	if (!m->loc_frame)
+	m->loc_line = calloc(m->nr_locs ? m->nr_locs : 1, sizeof(*m->loc_line));
+	if (!m->loc_frame || !m->loc_line)
 		return -ENOMEM;
 	int ret = pa_trace_foreach(m->t, on_span, NULL, m);
 	if (ret)
@@ -294,6 +380,12 @@ void vmodel_release(struct vmodel *m)
 	free(m->aggs);
 	free(m->notes);
 	free(m->seq);
+	free(m->loc_line);
+	free(m->line_tab);
+	free(m->lines);
+	free(m->lagg_tab);
+	free(m->laggs);
+	pa_textfiles_release(&m->text);
 	pa_buf_release(&m->name);
 	pa_arena_release(&m->arena);
 }

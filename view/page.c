@@ -36,6 +36,16 @@
  *         difference from the previous aggregate's, the first's from 0),
  *         count * 2 + 1 when the period follows (else it is count *
  *         units[event], units[event] not 0), the period
+ *   lines: [srcline, text] per source line of samples' own addresses
+ *          that addr2line names (perf's srcline, as pa report --sort
+ *          srcline; the line's text, or null when its file cannot be read)
+ *   laggs: {n, data}: n line aggregates (event, thread, bucket, frame,
+ *          line, count, period) in the order of their first samples:
+ *          samples by their own frame and line (index + 1 in lines; the
+ *          samples of no line are in none); data: per aggregate thread *
+ *          events + event, bucket (a
+ *          difference from the previous one's), frame, line, count and
+ *          period as in aggs
  *   notes: [dso, has_symbols, why] per DSO that -v says something of
  *   replay: null, or with an inline frame (then perf's --children
  *           entries of dso,sym depend on its hist-entry tree's shape,
@@ -266,6 +276,51 @@ static uint64_t *event_units(struct vmodel *m, uint32_t *nevp)
 	return unit;
 }
 
+/* count * 2 + 1 and the period, or count * 2 when the period is count
+ * times the event's unit */
+static void put_count(struct pa_buf *b, uint64_t count, uint64_t period, uint64_t u)
+{
+	bool fixed = u && count <= UINT64_MAX / u && period == count * u;
+	/* (a count is at most the samples': below 2^63) */
+	put_varint(b, count * 2 + (fixed ? 0 : 1));
+	if (!fixed)
+		put_varint(b, period);
+}
+
+/* the lines array and laggs object (above) */
+static int put_lines(struct vmodel *m, const uint64_t *unit, uint32_t nev, FILE *out)
+{
+	struct pa_buf b = {0};
+	uint32_t bucket = 0;
+	int ret = -ENOMEM;
+	fputs("\"lines\":[", out);
+	for (size_t i = 0; i < m->nr_lines; i++) {
+		fputs(i ? ",\n[" : "\n[", out);
+		put_str(out, m->lines[i].srcline);
+		putc(',', out);
+		put_str(out, m->lines[i].text);
+		putc(']', out);
+	}
+	fputs("],\n", out);
+	for (size_t i = 0; i < m->nr_laggs; i++) {
+		const struct vlagg *a = &m->laggs[i];
+		if (pa_buf_grow(&b, 70))
+			goto out;
+		put_varint(&b, (uint64_t)a->thread * nev + a->evsel);
+		put_delta(&b, bucket, a->bucket);
+		put_varint(&b, a->frame);
+		put_varint(&b, a->line);
+		put_count(&b, a->count, a->period, unit[a->evsel]);
+		bucket = a->bucket;
+	}
+	fprintf(out, "\"laggs\":{\"n\":%zu,\"data\":\n", m->nr_laggs);
+	ret = put_base64(out, (const unsigned char *)b.data, b.len);
+	fputs("},\n", out);
+out:
+	pa_buf_release(&b);
+	return ret;
+}
+
 /* the aggs object (above) */
 static int put_aggs(struct vmodel *m, const uint64_t *unit, uint32_t nev, FILE *out)
 {
@@ -274,17 +329,12 @@ static int put_aggs(struct vmodel *m, const uint64_t *unit, uint32_t nev, FILE *
 	int ret = -ENOMEM;
 	for (size_t i = 0; i < m->nr_aggs; i++) {
 		const struct vagg *a = &m->aggs[i];
-		uint64_t u = unit[a->evsel];
-		bool fixed = u && a->count <= UINT64_MAX / u && a->period == a->count * u;
 		if (pa_buf_grow(&b, 60))
 			goto out;
 		put_varint(&b, (uint64_t)a->thread * nev + a->evsel);
 		put_delta(&b, bucket, a->bucket);
 		put_delta(&b, stack, a->stack);
-		/* (a count is at most the samples': below 2^63) */
-		put_varint(&b, a->count * 2 + (fixed ? 0 : 1));
-		if (!fixed)
-			put_varint(&b, a->period);
+		put_count(&b, a->count, a->period, unit[a->evsel]);
 		bucket = a->bucket;
 		stack = a->stack;
 	}
@@ -385,6 +435,8 @@ static int put_tables(struct vmodel *m, FILE *out)
 	int ret = unit ? put_stacks(m, out) : -ENOMEM;
 	if (!ret)
 		ret = put_replay(m, unit, out);
+	if (!ret)
+		ret = put_lines(m, unit, nev, out);
 	if (!ret) {
 		fprintf(out, "\"t0\":\"%" PRIu64 "\",\"width\":\"%" PRIu64 "\",\"buckets\":%u,",
 		        m->t0, m->width, m->nr_buckets);

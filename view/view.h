@@ -1,8 +1,9 @@
 /* view.h - `pa view`: one self-contained HTML page (inline CSS and script,
  * no network) to explore a recording: its header, a top-down call tree, a
- * bottom-up (callers) tree, a flat function table, a flame graph and a
- * per-thread timeline, with filters (event, comm, thread, DSO, time range)
- * and regular-expression search, all recomputed in the page.
+ * bottom-up (callers) tree, a flat function table, a flame graph, the
+ * selected function's source lines and a per-thread timeline, with
+ * filters (event, comm, thread, DSO, time range) and regular-expression
+ * search, all recomputed in the page.
  *
  * Invariants:
  * - The page holds aggregated stacks, not samples: the trace's samples
@@ -20,6 +21,9 @@
  *   filters (--comms, --pid, --tid, --dsos, --symbols hide rows, not the
  *   total; as perf, a row is shown as the first sample that reaches it
  *   passes them, with the period of every sample that reaches it).
+ * - The source view: samples summed by their own frame and source line
+ *   (perf's srcline, pa report --sort srcline), with the line's text when
+ *   the file is readable here (its path from the DWARF line table).
  * - With inline frames, perf's --children entries depend on the shape of
  *   its hist-entry tree (its symbol comparison is not an order): the page
  *   then holds each sample's aggregate in order and replays that tree.

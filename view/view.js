@@ -75,7 +75,7 @@
     D.stacks = stacks;
     return {par: par, fr: fr, dep: dep, end: end};
   })();
-  const UNITS = D.aggs.units;
+  const UNITS = D.aggs.units, NEV = D.aggs.events;
   D.aggs = (() => {
     const e = D.aggs, rd = varints(e.data), n = e.n, nev = e.events, units = e.units;
     const a = new Float64Array(n * NA);
@@ -88,6 +88,22 @@
       const k = rd(), cnt = k <= 0x7fffffff ? k >>> 1 : Math.floor(k / 2);
       a[j + 4] = cnt;
       a[j + 5] = k % 2 ? rd() : cnt * units[ev];
+    }
+    return a;
+  })();
+  /* the line aggregates (page.c's put_lines): flat, NL numbers each */
+  const NL = 7; /* event, thread, bucket, frame, line, count, period */
+  D.laggs = (() => {
+    const rd = varints(D.laggs.data), n = D.laggs.n, a = new Float64Array(n * NL);
+    let b = 0;
+    for (let j = 0; j < n * NL; j += NL) {
+      const x = rd(), ev = x % NEV;
+      a[j] = ev; a[j + 1] = (x - ev) / NEV;
+      a[j + 2] = b += unzig(rd());
+      a[j + 3] = rd(); a[j + 4] = rd();
+      const k = rd(), cnt = k <= 0x7fffffff ? k >>> 1 : Math.floor(k / 2);
+      a[j + 5] = cnt;
+      a[j + 6] = k % 2 ? rd() : cnt * UNITS[ev];
     }
     return a;
   })();
@@ -162,21 +178,28 @@
     return F.sym.has(n);
   }
   function rowFiltered() { return F.sym !== null; }
-  function inBase(i) {
-    const a = D.aggs;
-    return a[i] === S.event && a[i + 2] >= S.b0 && a[i + 2] <= S.b1;
+  function inBaseOf(ev, bucket) {
+    return ev === S.event && bucket >= S.b0 && bucket <= S.b1;
   }
-  function passes(i) {
-    const a = D.aggs;
-    if (!inBase(i)) return false;
-    const th = D.threads[a[i + 1]];
+  function inBase(i) {
+    return inBaseOf(D.aggs[i], D.aggs[i + 2]);
+  }
+  /* a sample of an event, thread (D.threads) and bucket whose own address
+   * is in frame own passes the filters */
+  function samplePasses(ev, thread, bucket, own) {
+    if (!inBaseOf(ev, bucket)) return false;
+    const th = D.threads[thread];
     if (F.comm && (th[2] === null || !F.comm.has(th[2]))) return false;
     if (F.pid && !F.pid.has(String(th[0]))) return false;
     if (F.tid && !F.tid.has(String(th[1]))) return false;
     /* --dsos: the DSO of the sample's own address (none without a map) */
-    const leaf = D.frames[selfOf(a[i + 3])];
+    const leaf = D.frames[own];
     if (F.dso && (!leaf[1] || !F.dso.has(leaf[1]))) return false;
-    return F.sym === null || rowOk(selfOf(a[i + 3]));
+    return F.sym === null || rowOk(own);
+  }
+  function passes(i) {
+    const a = D.aggs;
+    return samplePasses(a[i], a[i + 1], a[i + 2], selfOf(a[i + 3]));
   }
 
   /* The tries' structure is fixed (the stacks are): built once, in typed
@@ -526,6 +549,65 @@
     }
   }
 
+  /* ---- source lines of the selected function ----
+   * Its samples (by their own address) summed by source line, as pa
+   * report --no-children --sort dso,sym,srcline's rows of the function: an
+   * entry is made by its first sample and shown as that one passes the
+   * filters (the line aggregates are in the order of their first
+   * samples), with the period of every sample of the line in the base.
+   * The function's samples addr2line names no line for make one row (line
+   * 0): its self in the base but for those of lines. */
+  function sourceOf(f) {
+    const L = D.laggs, A = D.aggs, by = new Map();
+    let fsum = 0, lsum = 0, fn = 0, ln = 0;
+    for (let i = 0; i < A.length; i += NA)
+      if (inBase(i) && selfOf(A[i + 3]) === f) { fsum += A[i + 5]; fn += A[i + 4]; }
+    for (let j = 0; j < L.length; j += NL) {
+      if (L[j + 3] !== f || !inBaseOf(L[j], L[j + 2])) continue;
+      lsum += L[j + 6];
+      ln += L[j + 5];
+      let r = by.get(L[j + 4]);
+      if (!r) by.set(L[j + 4], r = {line: L[j + 4], v: 0, n: 0,
+        shown: samplePasses(L[j], L[j + 1], L[j + 2], f)});
+      r.v += L[j + 6];
+      r.n += L[j + 5];
+    }
+    const rows = Array.from(by.values()).filter(r => r.shown);
+    if (fn > ln) rows.push({line: 0, v: fsum - lsum, n: fn - ln, shown: true});
+    rows.sort((a, b) => b.v - a.v || a.line - b.line);
+    return {rows: rows, fsum: fsum};
+  }
+  function renderSource() {
+    dirty.add('src');
+    if (S.tab === 'src') ensure('src');
+  }
+  function renderSourceNow() {
+    const f = S.sel;
+    if (f < 0) {
+      $('src').innerHTML = '<p class="note">Select a function (in any view) to see the source ' +
+        'lines its samples fell on.</p>';
+      return;
+    }
+    const src = sourceOf(f);
+    let s = '<p>Source lines of <b>' + esc(fname(f)) + '</b> [' + esc(fdso(f)) + ']: ' +
+      pct(src.fsum, R.total) + ' of the total (self)</p>';
+    if (!src.rows.length) {
+      $('src').innerHTML = s + '<p class="note">no sample of it in the selection</p>';
+      return;
+    }
+    s += '<table class="flat src"><thead><tr><th>Self</th><th>Share</th><th>Samples</th>' +
+      '<th>Line</th><th>Source</th></tr></thead><tbody>';
+    for (const r of src.rows) {
+      const ln = r.line ? D.lines[r.line - 1] : null, share = src.fsum > 0 ? r.v / src.fsum : 0;
+      s += '<tr style="background:rgba(255,80,0,' + (0.5 * share).toFixed(3) + ')"' +
+        ' data-line="' + r.line + '"><td class="num">' + pct(r.v, R.total) + '</td><td class="num">' +
+        pct(r.v, src.fsum) + '</td><td class="num">' + r.n + '</td><td>' +
+        (ln ? esc(ln[0]) : '(no source line)') + '</td><td class="code">' +
+        (ln && ln[1] !== null ? esc(ln[1]) : '') + '</td></tr>';
+    }
+    $('src').innerHTML = s + '</tbody></table>';
+  }
+
   /* ---- the header ---- */
   function headerHtml() {
     const h = D.header, ev = D.events.map(esc).join(', ');
@@ -665,6 +747,7 @@
     renderTree('td');
     renderTree('bu');
     renderFlat();
+    renderSource();
     drawFlame();
   }
   function matchedShare() {
@@ -757,6 +840,7 @@
     if (!dirty.has(kind)) return;
     dirty.delete(kind);
     if (kind === 'flat') renderFlatNow();
+    else if (kind === 'src') renderSourceNow();
     else renderTreeNow(kind);
   }
   function renderTree(kind) {
@@ -983,6 +1067,7 @@
     renderTree('td');
     renderTree('bu');
     renderFlat();
+    renderSource();
     if (!noRender) drawFlame();
   }
   function showTab(t) {
@@ -1000,12 +1085,14 @@
     app.innerHTML = headerHtml() + barHtml() +
       '<div class="tabs"><button data-tab="flame">Flame graph</button>' +
       '<button data-tab="td">Top-down</button><button data-tab="bu">Bottom-up (callers)</button>' +
-      '<button data-tab="flat">Functions</button> <span id="selected" class="note"></span></div>' +
+      '<button data-tab="flat">Functions</button><button data-tab="src">Source</button> ' +
+      '<span id="selected" class="note"></span></div>' +
       '<div class="pane" id="pane-flame"><div class="bar"><button id="flame-reset">reset zoom</button>' +
       '<span class="note" id="flame-note"></span></div><div id="flame"></div></div>' +
       '<div class="pane" id="pane-td"><div class="tree" id="td" tabindex="0"></div></div>' +
       '<div class="pane" id="pane-bu"><div class="tree" id="bu" tabindex="0"></div></div>' +
       '<div class="pane" id="pane-flat"><div id="flat"></div></div>' +
+      '<div class="pane" id="pane-src"><div id="src"></div></div>' +
       '<div id="tip" hidden></div>';
     $('flat').onclick = e => {
       const th = e.target.closest('th');
@@ -1043,7 +1130,12 @@
     flameFrames: () => FL.rects.map(r => ({name: fname(r.nd.f), x: r.x, y: r.y, w: r.w,
       d: r.d, sel: r.nd.f === S.sel, match: matches(r.nd.f),
       dim: rowFiltered() && !rowOk(r.nd.f)})),
-    total: () => R.total
+    total: () => R.total,
+    source: () => (ensure('src'), Array.from($('src').querySelectorAll('tbody tr'))).map(tr => {
+      const td = tr.children;
+      return {self: td[0].textContent, share: td[1].textContent, samples: +td[2].textContent,
+        line: td[3].textContent, text: td[4].textContent, has: tr.dataset.line !== '0'};
+    })
   };
   build();
 })();

@@ -38,8 +38,11 @@ view() {
 	pa report -i "$fixture" "$@" --stdio -g none --sort dso,sym --children >"$name.ch" 2>/dev/null
 	pa report -i "$fixture" "$@" --stdio -g none --sort dso,sym --no-children >"$name.se" 2>/dev/null
 	pa report -i "$fixture" "$@" --stdio -g none -v >/dev/null 2>"$name.v"
+	pa report -i "$fixture" "$@" --stdio -g none --sort dso,sym,srcline --no-children \
+		>"$name.sl" 2>/dev/null
 	CHECKS=$((CHECKS + 1))
-	python3 "$CDP" data "$name.html" "$name.ch" "$name.se" "$name.v" || fail "$name: data against pa report"
+	python3 "$CDP" data "$name.html" "$name.ch" "$name.se" "$name.v" "$name.sl" ||
+		fail "$name: data against pa report"
 }
 
 # pa report --html FILE: pa view's page, with the report's filters
@@ -74,8 +77,18 @@ if command -v perf >/dev/null 2>&1 && command -v cc >/dev/null 2>&1; then
 	cat >prog.c <<'EOF'
 #include <stdlib.h>
 static volatile unsigned long sink;
-__attribute__((noinline)) static void leaf_a(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink += i * i; }
-__attribute__((noinline)) static void leaf_b(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink ^= i + (sink >> 3); }
+__attribute__((noinline)) static void leaf_a(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++) {
+		sink += i * i;
+		sink ^= i >> 2;
+	}
+}
+__attribute__((noinline)) static void leaf_b(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		sink ^= i + (sink >> 3);
+}
 /* a name that would end the page's script if it were not escaped */
 __attribute__((noinline)) void evil(unsigned long n) __asm__("\"evil</script><b>&'x\"");
 __attribute__((noinline)) void evil(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink -= i; }

@@ -247,8 +247,9 @@ def check_views(b, name):
                  "flame: !!a.querySelector('#flame canvas'), hdr: (a.querySelector('.hdr') || "
                  "{textContent: ''}).textContent.includes('samples')} : null)"
                  "(document.getElementById('app'))")
-    ok = V.check(views and views["tabs"] == ["flame", "td", "bu", "flat"] and
-                 views["panes"] == ["pane-flame", "pane-td", "pane-bu", "pane-flat"] and
+    ok = V.check(views and views["tabs"] == ["flame", "td", "bu", "flat", "src"] and
+                 views["panes"] == ["pane-flame", "pane-td", "pane-bu", "pane-flat",
+                                    "pane-src"] and
                  views["timeline"] and views["flame"], f"{name}: #app holds the views {views}")
     V.check(views and views["hdr"], f"{name}: header summary shown")
     return ok

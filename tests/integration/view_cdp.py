@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """view_cdp.py - check pages written by `pa view` against `pa report`.
 
-    view_cdp.py data PAGE.html CHILDREN.txt SELF.txt [REPORT-V.err]
+    view_cdp.py data PAGE.html CHILDREN.txt SELF.txt [REPORT-V.err [SRCLINE.txt]]
     view_cdp.py browser CHROMIUM PA WORKDIR PAGE.html FIXTURE [REPORT OPTIONS...]
 
 data: the page's JSON read without a browser: per function, the children
 and self percentages computed from its aggregates as the page does must
 be the rows of `pa report --stdio -g none --sort dso,sym` with --children
-(CHILDREN.txt) and --no-children (SELF.txt), every row, the same count.
+(CHILDREN.txt) and --no-children (SELF.txt), every row, the same count;
+the source lines of every function those of --no-children --sort
+dso,sym,srcline (SRCLINE.txt) whose srcline names a line.
 
 browser: the page opened from file:// in headless Chromium (the CDP client
 of flamegraph_cdp.py): the flat table, the top-down and bottom-up trees,
@@ -86,14 +88,29 @@ def decode_aggs(ag):
         ev, th = v[k] % nev, v[k] // nev
         bucket += unzig(v[k + 1])
         stack += unzig(v[k + 2])
-        count, explicit = v[k + 3] >> 1, v[k + 3] & 1
-        k += 4
-        if explicit:
-            period = v[k]
-            k += 1
-        else:
-            period = count * units[ev]
+        count, period, k = count_period(v, k + 3, units[ev])
         out += [ev, th, bucket, stack, count, period]
+    return out
+
+
+def count_period(v, k, unit):
+    """page.c's put_count at v[k]: (count, period, the index after them)."""
+    count = v[k] >> 1
+    if v[k] & 1:
+        return count, v[k + 1], k + 2
+    return count, count * unit, k + 1
+
+
+def decode_laggs(lg, nev, units):
+    """page.c's put_lines: flat [event, thread, bucket, frame, line, count,
+    period] x n."""
+    v, out, k, bucket = varints(lg["data"]), [], 0, 0
+    for _ in range(lg["n"]):
+        ev, th = v[k] % nev, v[k] // nev
+        bucket += unzig(v[k + 1])
+        frame, line = v[k + 2], v[k + 3]
+        count, period, k = count_period(v, k + 4, units[ev])
+        out += [ev, th, bucket, frame, line, count, period]
     return out
 
 
@@ -108,6 +125,7 @@ def page_data(path):
     d = json.loads(m.group(1))
     d["stacks"] = decode_stacks(d["stacks"])
     d["aggs_units"] = d["aggs"]["units"]
+    d["laggs"] = decode_laggs(d["laggs"], d["aggs"]["events"], d["aggs"]["units"])
     d["aggs"] = decode_aggs(d["aggs"])
     return d
 
@@ -347,6 +365,76 @@ def merge_split(rows, total):
     return out
 
 
+LINE = re.compile(r"^[^\[\]]*:[1-9][0-9]*$")
+
+
+def srcline_rows(text, only=None):
+    """(dso, symbol, srcline, overhead) rows of pa report --no-children
+    --sort dso,sym,srcline (one event's section) whose srcline names a
+    line (not perf's fallbacks), sorted; columns where the header puts
+    them. only: the DSO of --dsos (no DSO column then). A srcline perf
+    cut to the column's width (report.h's Limits: a one-sample row whose
+    srcline perf computes only to print it) is taken as the page's line
+    it starts, when the page has one of the same function and value."""
+    rows, cut = srcline_split(text, only)
+    return rows + cut
+
+
+def srcline_split(text, only):
+    """srcline_rows' rows whose srcline names a line, and the others."""
+    rows, cut, cols = [], [], None
+    for line in text.splitlines():
+        if line.startswith("# Overhead"):
+            cols = [line.index(c) if c in line else None
+                    for c in ("Shared Object", "Symbol", "Source:Line")]
+            continue
+        if line.startswith("#") or not line.strip() or not cols:
+            continue
+        p_sym, p_src = cols[1], cols[2]
+        pct = line[:cols[0] if cols[0] is not None else p_sym].strip()
+        dso = line[cols[0]:p_sym].strip() if cols[0] is not None else only
+        sym, src = line[p_sym:p_src].strip()[4:], line[p_src:].strip()
+        (rows if LINE.match(src) else cut).append((dso, sym, src, pct))
+    return sorted(rows), cut
+
+
+def uncut(page, rep):
+    """rep (srcline_rows) with each row that is not one of the page's but
+    whose srcline starts one of the page's rows of the same function and
+    value (perf cut it to the column's width) replaced by that row; other
+    rows that do not name a line left out."""
+    left, out, rest = list(page), [], []
+    for r in rep:
+        if r in left:
+            out.append(r)
+            left.remove(r)
+        else:
+            rest.append(r)
+    for r in rest:
+        m = [p for p in left if p[0] == r[0] and p[1] == r[1] and p[3] == r[3] and
+             p[2].startswith(r[2]) and len(r[2]) >= 3]
+        if m:
+            out.append(m[0])
+            left.remove(m[0])
+        elif LINE.match(r[2]):
+            out.append(r)
+    return sorted(out)
+
+
+def page_srclines(d, event):
+    """The source view's line rows of every function without filters:
+    (dso, function, srcline, share of the total), sorted."""
+    aggs, lg = d["aggs"], d["laggs"]
+    total = sum(aggs[i + 5] for i in range(0, len(aggs), 6) if aggs[i] == event)
+    sums = {}
+    for j in range(0, len(lg), 7):
+        if lg[j] == event:
+            k = (lg[j + 3], lg[j + 4])
+            sums[k] = sums.get(k, 0) + lg[j + 6]
+    return sorted((d["frames"][f][1] or "[unknown]", d["frames"][f][0], d["lines"][ln - 1][0],
+                   fmt(v, total)) for (f, ln), v in sums.items())
+
+
 def compare(what, page, rep, opts):
     """Two sorted row lists: the differences printed."""
     if check(page == rep, f"{what}: {len(page)} rows, pa report {opts} {len(rep)}"):
@@ -359,6 +447,16 @@ def compare(what, page, rep, opts):
 def check_data(args):
     page, children, selfs = args[:3]
     d = page_data(page)
+    if len(args) > 4:
+        # source lines: pa report --sort dso,sym,srcline's rows with a line
+        sl = sections(args[4])
+        for name, text in sl.items():
+            evs = [i for i, e in enumerate(d["events"])
+                   if e == name or e.split(":")[0] == name.split(":")[0]]
+            if check(len(evs) == 1, f"{page}: event {name!r} in the page"):
+                mine = page_srclines(d, evs[0])
+                compare(f"{page} ({name}) source lines", mine, uncut(mine, srcline_rows(text)),
+                        "--no-children --sort dso,sym,srcline")
     if len(args) > 3:
         # pa report -v's notes on DSOs (on stderr): the page's, one each
         lines = [ln for ln in open(args[3], errors="replace") if ln.startswith("pa: ")]
@@ -548,12 +646,19 @@ def browse_one(b, pa, workdir, page, fixture, ropts):
               f"{name}: selection highlighted in the flat table")
         check(any(f["sel"] for f in b.js("paView.flameFrames()")) or not fr,
               f"{name}: selection highlighted in the flame graph")
+    check_source(b, name, pa, workdir, page, fixture, ropts, [])
+    shot = os.path.join(workdir, f"view-{name}-source.png")
+    b.screenshot(shot)
+    print(f"screenshot: {shot}")
+    b.js("paView.showTab('flat')")
     # a comm filter
     comms = sorted({t[2] for t in b.js("paView.data.threads") if t[2]})
     if comms:
         c = comms[-1]
         b.js(f"paView.setFilter({{comm: {json.dumps(c)}}})")
         same_flat(b, f"{name}: --comms {c}", pa, fixture, ropts, ["--comms", c])
+        check_source(b, f"{name}: --comms {c}", pa, workdir, page, fixture, ropts, ["--comms", c])
+        b.js("paView.showTab('flat')")
         b.js("paView.setFilter({comm: ''})")
     # a DSO filter (as pa report --dsos: the samples whose own address is
     # in the DSO, all the rows of their stacks, the total kept)
@@ -602,6 +707,42 @@ def browse_one(b, pa, workdir, page, fixture, ropts):
     print(f"screenshot: {shot}")
     b.js("paView.search('')")
     check(not b.js("paView.search('(')"), f"{name}: a bad regular expression is refused")
+
+
+def check_source(b, what, pa, workdir, page, fixture, ropts, extra):
+    """The Source tab of the function with the most source lines: its rows
+    with a line are pa report --no-children --sort dso,sym,srcline's of the
+    function (with extra, the page's filter set to the same); a line of
+    prog.c (the recording made here) shows that line's text."""
+    d = page_data(page)
+    ev = b.js("paView.state.event")
+    count = {}
+    for dso, fn, _, _ in page_srclines(d, ev):
+        count[(dso, fn)] = count.get((dso, fn), 0) + 1
+    if not check(count or not d["lines"], f"{what}: functions with source lines"):
+        return
+    if not count:
+        return
+    dso, fn = max(count, key=lambda k: (count[k], k))
+    b.js(f"paView.select(paView.frameIndex({json.dumps(fn)}, {json.dumps(dso)}))")
+    b.js("paView.showTab('src')")
+    got = b.js("paView.source()")
+    out = subprocess.run([pa, "report", "-i", fixture, *ropts, "--stdio", "-g", "none",
+                          "--no-children", "--sort", "dso,sym,srcline", *extra],
+                         capture_output=True, text=True, check=False).stdout
+    mine = sorted((dso, fn, r["line"], r["self"]) for r in got if r["has"])
+    check(mine or extra, f"{what}: the Source tab shows {fn}'s lines")
+    want = [r for r in uncut(mine, srcline_rows(out)) if r[0] == dso and r[1] == fn]
+    compare(f"{what}: source lines of {fn}", mine, want,
+            "--sort dso,sym,srcline " + " ".join(extra))
+    prog = os.path.join(workdir, "prog.c")
+    shown = [r for r in got if r["line"].startswith("prog.c:")]
+    if os.path.exists(prog) and shown and not extra:
+        text = open(prog, encoding="utf-8").read().split("\n")
+        ok = all(r["text"] == text[int(r["line"].split(":")[1]) - 1].expandtabs(8)
+                 for r in shown)
+        check(ok, f"{what}: prog.c's lines shown with their text")
+        print(f"{what}: {len(shown)} lines of prog.c shown with their text")
 
 
 def replay_range(b, what, pa, workdir, page, fixture, ropts, ta):
