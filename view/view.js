@@ -599,8 +599,11 @@
       '<th>Line</th><th>Source</th></tr></thead><tbody>';
     for (const r of src.rows) {
       const ln = r.line ? D.lines[r.line - 1] : null, share = src.fsum > 0 ? r.v / src.fsum : 0;
+      /* (the search marks lines whose srcline or text it matches) */
+      const m = S.re !== null && ln !== null && (S.re.test(ln[0]) || (ln[1] !== null &&
+        S.re.test(ln[1])));
       s += '<tr style="background:rgba(255,80,0,' + (0.5 * share).toFixed(3) + ')"' +
-        ' data-line="' + r.line + '"><td class="num">' + pct(r.v, R.total) + '</td><td class="num">' +
+        (m ? ' class="m"' : '') + ' data-line="' + r.line + '"><td class="num">' + pct(r.v, R.total) + '</td><td class="num">' +
         pct(r.v, src.fsum) + '</td><td class="num">' + r.n + '</td><td>' +
         (ln ? esc(ln[0]) : '(no source line)') + '</td><td class="code">' +
         (ln && ln[1] !== null ? esc(ln[1]) : '') + '</td></tr>';
@@ -1134,7 +1137,8 @@
     source: () => (ensure('src'), Array.from($('src').querySelectorAll('tbody tr'))).map(tr => {
       const td = tr.children;
       return {self: td[0].textContent, share: td[1].textContent, samples: +td[2].textContent,
-        line: td[3].textContent, text: td[4].textContent, has: tr.dataset.line !== '0'};
+        line: td[3].textContent, text: td[4].textContent, has: tr.dataset.line !== '0',
+        match: tr.classList.contains('m')};
     })
   };
   build();

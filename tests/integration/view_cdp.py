@@ -743,6 +743,13 @@ def check_source(b, what, pa, workdir, page, fixture, ropts, extra):
                  for r in shown)
         check(ok, f"{what}: prog.c's lines shown with their text")
         print(f"{what}: {len(shown)} lines of prog.c shown with their text")
+        # the search marks the lines whose text it matches
+        b.js("paView.search('sink [+^]=')")
+        got = b.js("paView.source()")
+        check([r["match"] for r in got] == [bool(re.search(r"sink [+^]=", r["text"]))
+                                            for r in got] and any(r["match"] for r in got),
+              f"{what}: search marks source lines")
+        b.js("paView.search('')")
 
 
 def replay_range(b, what, pa, workdir, page, fixture, ropts, ta):
