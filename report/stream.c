@@ -570,14 +570,16 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 
 /* ---- lifecycle ------------------------------------------------------------- */
 
-/* A slot per 128 bytes of samples, within [SLOTS_MIN, SLOTS_MAX]; the
- * most for a pipe (no size known). */
+/* A slot per KB of samples, within [SLOTS_MIN, SLOTS_MAX]; the most for a
+ * pipe (no size known). (A slot per 128 bytes made a 1 MB file's report
+ * fault in 4 MB of caches its few samples spread over: 27 ms -> 20 ms,
+ * paired runs; files from 16 MB up get SLOTS_MAX either way.) */
 static uint32_t cache_slots(uint64_t data_size)
 {
 	uint32_t n = SLOTS_MIN;
 	if (!data_size)
 		return SLOTS_MAX;
-	while (n < SLOTS_MAX && (uint64_t)n * 128 < data_size)
+	while (n < SLOTS_MAX && (uint64_t)n * 1024 < data_size)
 		n *= 2;
 	return n;
 }
