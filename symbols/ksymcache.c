@@ -15,8 +15,11 @@
  * resolver's kernel preload thread): it hides wall time on two cores but
  * not CPU, so the index is kept.
  *
- * Where: ${XDG_CACHE_HOME:-$HOME/.cache}/pa/kallsyms/BUILDID-HEX.idx, a
- * cache of pa's own (a read-only command may write there; never ~/.debug).
+ * Where: ${XDG_CACHE_HOME:-$HOME/.cache}/pa/kallsyms/BUILDID-SRC.idx
+ * (hex; SRC: a hash of the kallsyms file's path, so that the running
+ * kernel's /proc/kallsyms and a copy in a build-id cache, both of one
+ * build-id, keep an index each instead of rewriting one in turn), a cache
+ * of pa's own (a read-only command may write there; never ~/.debug).
  * PA_NO_KSYM_CACHE=1 (any non-empty value but "0") turns the cache off:
  * pa_ksym_cache_default_dir() then returns NULL.
  *
@@ -38,6 +41,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,10 +172,10 @@ char *pa_ksym_cache_default_dir(void)
 	return dir;
 }
 
-static char *index_path(const char *dir, const uint8_t *bid, size_t len)
+static char *index_path(const char *dir, const uint8_t *bid, size_t len, const char *src_path)
 {
 	size_t dl = strlen(dir);
-	char *p = malloc(dl + 2 * len + 6);
+	char *p = malloc(dl + 2 * len + 24);
 	if (!p)
 		return NULL;
 	memcpy(p, dir, dl);
@@ -182,7 +186,7 @@ static char *index_path(const char *dir, const uint8_t *bid, size_t len)
 		*q++ = hx[bid[i] >> 4];
 		*q++ = hx[bid[i] & 15];
 	}
-	memcpy(q, ".idx", 5);
+	snprintf(q, 23, "-%016" PRIx64 ".idx", pa_hash_str(src_path));
 	return p;
 }
 
@@ -492,7 +496,7 @@ struct pa_symtab *pa_symtab_load_kallsyms_cached(const char *path, const struct 
 		goto out;
 	}
 	if (!c || !c->dir || !c->build_id_len || c->build_id_len > 64 ||
-	    !(idx = index_path(c->dir, c->build_id, c->build_id_len)))
+	    !(idx = index_path(c->dir, c->build_id, c->build_id_len, path)))
 		goto parse;
 	if (!pa_ksym_index_open(idx, path, c->build_id, c->build_id_len, &t))
 		goto out;

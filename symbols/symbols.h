@@ -129,7 +129,8 @@ struct pa_symtab *pa_symtab_load_elf_mem(const char *name, const void *data, siz
 struct pa_symtab *pa_symtab_load_kallsyms(const char *path, const struct pa_sym_opts *opts,
                                           struct pa_err *err);
 /* The same through an index of the frozen table (symbols/ksymcache.c), kept
- * in c->dir as BUILDID-HEX.idx and checked against the kernel's build-id and
+ * in c->dir as BUILDID-SRC.idx (hex; SRC a hash of path: one index per
+ * source of a build-id's symbols) and checked against the kernel's build-id and
  * the source's identity: a valid index is mmap'ed (the table's names point
  * into it), else path is parsed and the index (re)written, errors in writing
  * ignored. c NULL, c->dir NULL or no build-id: just the parse. */

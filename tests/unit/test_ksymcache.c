@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -139,6 +140,15 @@ static void write_all(const char *p, const char *b, size_t len)
 	fclose(f);
 }
 
+/* The index of src in dir: ksymcache.c's BUILDID-SRC.idx */
+static char *index_of(const char *dir, const char *src)
+{
+	char *p = NULL;
+	assert_true(asprintf(&p, "%s/85c7e4e2ed76f4417e8aaad7c6b040d2bb897a26-%016" PRIx64 ".idx",
+	                     dir, pa_hash_str(src)) > 0);
+	return p;
+}
+
 static struct pa_symtab *load(const char *src, const char *dir)
 {
 	struct pa_ksym_cache c = {.dir = dir, .build_id = g_bid, .build_id_len = sizeof(g_bid)};
@@ -153,7 +163,7 @@ static void test_roundtrip(void **state)
 	(void)state;
 	char *src = write_kallsyms("rt.kallsyms", 5000);
 	char *dir = path_of("cache-rt/pa/kallsyms");
-	char *idx = path_of("cache-rt/pa/kallsyms/85c7e4e2ed76f4417e8aaad7c6b040d2bb897a26.idx");
+	char *idx = index_of(dir, src);
 	struct pa_err err = {0};
 	struct pa_symtab *t0 = pa_symtab_load_kallsyms(src, NULL, &err);
 	assert_non_null(t0);
@@ -208,6 +218,41 @@ static void test_roundtrip(void **state)
 	free(src);
 }
 
+/* Two sources of one build-id's symbols (the running kernel's kallsyms
+ * and a build-id cache's copy): an index each, both kept when used in
+ * turn. */
+static void test_two_sources(void **state)
+{
+	(void)state;
+	char *a = write_kallsyms("two-a.kallsyms", 300), *b = write_kallsyms("two-b.kallsyms", 400);
+	char *dir = path_of("cache-two");
+	char *ia = index_of(dir, a), *ib = index_of(dir, b);
+	assert_string_not_equal(ia, ib);
+	struct pa_symtab *t = load(a, dir); /* parsed, a's index written */
+	assert_null(t->map);
+	pa_symtab_free(t);
+	t = load(b, dir); /* b: parsed, its own index */
+	assert_null(t->map);
+	pa_symtab_free(t);
+	for (int i = 0; i < 2; i++) { /* in turn: both from their index */
+		t = load(a, dir);
+		assert_non_null(t->map);
+		assert_string_equal(pa_symtab_symbol_file(t), a);
+		pa_symtab_free(t);
+		t = load(b, dir);
+		assert_non_null(t->map);
+		assert_string_equal(pa_symtab_symbol_file(t), b);
+		pa_symtab_free(t);
+	}
+	assert_int_equal(access(ia, R_OK), 0);
+	assert_int_equal(access(ib, R_OK), 0);
+	free(ia);
+	free(ib);
+	free(dir);
+	free(a);
+	free(b);
+}
+
 /* Overlapping symbols (the tree walk, not the binary search) and a table
  * without modules. */
 static void test_overlaps(void **state)
@@ -250,7 +295,7 @@ static void test_damaged(void **state)
 	(void)state;
 	char *src = write_kallsyms("dm.kallsyms", 300);
 	char *dir = path_of("cache-dm");
-	char *idx = path_of("cache-dm/85c7e4e2ed76f4417e8aaad7c6b040d2bb897a26.idx");
+	char *idx = index_of(dir, src);
 	struct pa_symtab *t0 = load(src, dir);
 	size_t len;
 	char *good = read_all(idx, &len);
@@ -318,7 +363,7 @@ static void test_readonly_dir(void **state)
 		assert_null(t->map);
 		assert_same_table(t0, t);
 		pa_symtab_free(t);
-		char *idx = path_of("rodir/85c7e4e2ed76f4417e8aaad7c6b040d2bb897a26.idx");
+		char *idx = index_of(ro, src);
 		assert_int_not_equal(access(idx, F_OK), 0);
 		free(idx);
 		chmod(ro, 0755);
@@ -367,9 +412,9 @@ int main(void)
 		return 1;
 	}
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_roundtrip),   cmocka_unit_test(test_overlaps),
-	    cmocka_unit_test(test_damaged),     cmocka_unit_test(test_readonly_dir),
-	    cmocka_unit_test(test_default_dir),
+	    cmocka_unit_test(test_roundtrip),    cmocka_unit_test(test_overlaps),
+	    cmocka_unit_test(test_two_sources),  cmocka_unit_test(test_damaged),
+	    cmocka_unit_test(test_readonly_dir), cmocka_unit_test(test_default_dir),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	pa_rm_rf_at(AT_FDCWD, g_dir);
