@@ -43,9 +43,8 @@
  *          line, count, period) in the order of their first samples:
  *          samples by their own frame and line (index + 1 in lines; the
  *          samples of no line are in none); data: per aggregate thread *
- *          events + event, bucket (a
- *          difference from the previous one's), frame, line, count and
- *          period as in aggs
+ *          events + event, bucket (a difference from the previous one's),
+ *          frame, line, count and period as in aggs
  *   notes: [dso, has_symbols, why] per DSO that -v says something of
  *   replay: null, or with an inline frame (then perf's --children
  *           entries of dso,sym depend on its hist-entry tree's shape,
