@@ -917,19 +917,17 @@ int pa_session_deliver(struct pa_session *s, const struct pa_event *ev)
 		return deliver_side(s, ev, apply_comm(s, ev));
 	case PA_REC_FORK:
 		return deliver_side(s, ev, apply_fork(s, ev));
-	case PA_REC_EXIT:
-	case PA_REC_SWITCH:
-	case PA_REC_SWITCH_CPU_WIDE:
-		return deliver_side(s, ev, 0);
 	case PA_REC_LOST:
 		s->nr_lost += ev->u.lost.lost;
-		return deliver_side(s, ev, 0);
+		break;
 	case PA_REC_LOST_SAMPLES:
 		s->nr_lost_samples += ev->u.lost_samples.lost;
-		return deliver_side(s, ev, 0);
-	default: /* (READ...: only for a side callback that asked) */
-		return deliver_side(s, ev, 0);
+		break;
+	default: /* (EXIT, SWITCH, READ...: nothing to apply) */
+		break;
 	}
+	/* only for a side callback that asked */
+	return deliver_side(s, ev, 0);
 }
 
 struct pa_session *pa_session_new(struct pa_file *f, const struct pa_session_opts *opts,
