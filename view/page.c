@@ -256,19 +256,15 @@ static uint64_t *event_units(struct vmodel *m, uint32_t *nevp)
 	for (size_t i = 0; i < m->nr_aggs; i++)
 		if (m->aggs[i].evsel >= nev)
 			nev = m->aggs[i].evsel + 1;
-	uint64_t *unit = calloc(nev ? nev : 1, sizeof(*unit));
 	bool *seen = calloc(nev ? nev : 1, sizeof(*seen));
-	for (size_t i = 0; unit && seen && i < m->nr_aggs; i++) {
+	uint64_t *unit = seen ? calloc(nev ? nev : 1, sizeof(*unit)) : NULL;
+	for (size_t i = 0; unit && i < m->nr_aggs; i++) {
 		const struct vagg *a = &m->aggs[i];
 		if (seen[a->evsel] || !a->count)
 			continue;
 		seen[a->evsel] = true;
 		if (a->period % a->count == 0)
 			unit[a->evsel] = a->period / a->count;
-	}
-	if (!seen) {
-		free(unit);
-		unit = NULL;
 	}
 	free(seen);
 	*nevp = nev;
