@@ -226,7 +226,9 @@ struct pa_evsel {
 	uint32_t nr_ids;
 	uint32_t sample_size; /* bytes of the fixed part (perf's evsel->sample_size) */
 	int id_pos, is_pos;  /* id position in samples / from the end of trailers */
-	uint32_t time_pos;   /* TIME's offset in a sample record (past its header); 0: none */
+	/* offsets in a sample record (from its start) of IP, TID and TIME,
+	 * fixed slots that come before any variable part; 0: none */
+	uint32_t ip_pos, tid_pos, time_pos;
 };
 
 /* The event's name: the recorded one, else what perf derives from the attr
@@ -431,8 +433,8 @@ struct pa_event {
 	 * NULL. pa_file_decode_raw() decodes them again. */
 	const void *raw;
 	/* pa_file_set_lazy_samples(): a sample of which only type, misc,
-	 * size, offset, raw, evsel, sample.type and sample.time are set;
-	 * pa_file_decode_raw() gives the rest. */
+	 * size, offset, raw, evsel and sample.type, .time, .ip, .pid and .tid
+	 * are set; pa_file_decode_raw() gives the rest. */
 	bool lazy;
 	const struct pa_evsel *evsel; /* for samples and records with a trailer */
 	struct pa_sample sample;

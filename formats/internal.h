@@ -151,7 +151,7 @@ int pa_feat_check(unsigned feat, const uint8_t *p, size_t n, bool swap, uint32_t
 void pa_feat_damaged(struct pa_file *f, unsigned feat, uint64_t off, const char *what);
 
 /* Records: decode the record at p (size bytes, header included). */
-/* A sample's event and time only (pa_event.lazy), from a host-order
+/* A sample's event, time, ip, pid and tid only (pa_event.lazy), from a host-order
  * record: 0, or -1 when the record needs the whole decode to be judged. */
 int pa_rec_decode_time(struct pa_file *f, struct pa_event *ev, const uint8_t *p, size_t size);
 int pa_rec_decode(struct pa_file *f, struct pa_event *ev, const uint8_t *p, size_t size,

@@ -259,11 +259,17 @@ struct pa_evsel *pa_file_add_evsel(struct pa_file *f, const struct pa_attr *attr
 	e->sample_size = 8u * (uint32_t)__builtin_popcountll(attr->sample_type & 0x1fffff);
 	e->id_pos = calc_id_pos(attr->sample_type);
 	e->is_pos = calc_is_pos(attr->sample_type);
-	/* TIME follows IDENTIFIER, IP and TID, all fixed slots */
-	if (attr->sample_type & PA_SAMPLE_TIME)
-		e->time_pos = 8 + 8 * (uint32_t)__builtin_popcountll(
-		                          attr->sample_type &
-		                          (PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP | PA_SAMPLE_TID));
+	/* IDENTIFIER, IP, TID, TIME: the first fixed slots, in that order */
+	uint64_t t = attr->sample_type;
+	if (t & PA_SAMPLE_IP)
+		e->ip_pos = 8 + 8 * (uint32_t)__builtin_popcountll(t & PA_SAMPLE_IDENTIFIER);
+	if (t & PA_SAMPLE_TID)
+		e->tid_pos = 8 + 8 * (uint32_t)__builtin_popcountll(
+		                         t & (PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP));
+	if (t & PA_SAMPLE_TIME)
+		e->time_pos =
+		    8 + 8 * (uint32_t)__builtin_popcountll(
+		                t & (PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP | PA_SAMPLE_TID));
 	for (uint32_t i = 0; i < nr_ids; i++) {
 		int created;
 		void **slot = pa_u64map_slot(&f->ids, ids[i], &created);

@@ -663,6 +663,10 @@ int pa_rec_decode_time(struct pa_file *f, struct pa_event *ev, const uint8_t *p,
 	ev->evsel = evsel;
 	ev->sample.type = evsel->attr.sample_type;
 	ev->sample.time = evsel->time_pos ? ld64(p + evsel->time_pos, false) : 0;
+	/* (the same cache line: what a pass that only marks hits reads) */
+	ev->sample.ip = evsel->ip_pos ? ld64(p + evsel->ip_pos, false) : 0;
+	ev->sample.pid = evsel->tid_pos ? ld32(p + evsel->tid_pos, false) : 0;
+	ev->sample.tid = evsel->tid_pos ? ld32(p + evsel->tid_pos + 4, false) : 0;
 	ev->lazy = true;
 	return 0;
 }

@@ -9,6 +9,7 @@ struct pa_machine;
 struct pa_maps;
 struct qent;   /* order.c */
 struct qchunk; /* order.c */
+struct qhit;   /* order.c */
 
 struct pa_session {
 	/* ---- read-mostly */
@@ -28,6 +29,12 @@ struct pa_session {
 	struct qent *queue, *qtmp;
 	size_t nq, capq;
 	struct qchunk *chunks, *cur_chunk;
+	/* the hit pass's samples (order.c): no sample callback and no side
+	 * callback, so a sample only marks the DSO its ip lands in */
+	bool hit_pass;
+	struct qhit *hits, *htmp;
+	size_t nh, caph;
+	uint64_t nr_queued_side; /* queue entries queued in the hit pass */
 	uint64_t max_timestamp, next_flush, last_flush;
 	uint64_t nr_unordered;
 	uint64_t input_pos; /* end of the last record read: the input so far */
@@ -54,6 +61,12 @@ struct pa_session {
 /* session.c: an event, in order, applied to the model or handed to the
  * callbacks */
 int pa_session_deliver(struct pa_session *s, const struct pa_event *ev);
+/* the hit pass's sample: its thread found or made, its DSO marked hit */
+int pa_session_deliver_hit(struct pa_session *s, int32_t pid, int32_t tid, uint16_t misc,
+                           uint64_t ip);
+/* would delivering a sample of (pid, tid) leave the threads as they are
+ * (its thread known, and its pid not taken from the sample)? */
+bool pa_session_hit_settled(struct pa_session *s, int32_t pid, int32_t tid);
 int pa_session_add_header_build_id(struct pa_session *s, const struct pa_buildid_entry *e);
 /* would holding "more" bytes on top of "used" pass the memory cap? */
 bool pa_session_over_cap(const struct pa_session *s, uint64_t used, uint64_t more);

@@ -36,6 +36,24 @@ struct qent {
 	struct qev *q;
 };
 
+/* A sample of the hit pass (a session with no sample and no side
+ * callback: buildid-list --with-hits, buildid-cache): where its ip lands
+ * is all that is read of it, once, when it is read from the file. Its
+ * DSO's hit mark is set and never cleared, so samples need their order
+ * against the records that change the model, not among themselves:
+ * between two such records the samples of a round are delivered as they
+ * came, with no sort and no second read of the file, unless one would
+ * change the threads (a thread made or given its pid by a sample, where
+ * which sample comes first decides). side_seq: the side records queued
+ * before it, to order it against one of equal time as they came. */
+struct qhit {
+	uint64_t time, ip;
+	int32_t pid, tid;
+	uint32_t side_seq; /* (mod 2^32) */
+	uint32_t nth;      /* its arrival in its round, for a stable sort */
+	uint16_t misc;
+};
+
 /* What DWARF unwinding needs of a sample, copied (the valid part of the
  * stack only: dyn_size bytes). */
 struct qdwarf {
@@ -95,7 +113,7 @@ uint64_t pa_session_sample_key_ahead(const struct pa_session *s)
 /* What the queue holds: the events waiting to be ordered. */
 uint64_t pa_session_queue_bytes(const struct pa_session *s)
 {
-	uint64_t n = s->capq * 2 * sizeof(*s->queue);
+	uint64_t n = (s->capq * sizeof(*s->queue) + s->caph * sizeof(*s->hits)) * 2;
 	for (const struct qchunk *c = s->chunks; c; c = c->next)
 		n += c->arena.used_total;
 	return n;
@@ -111,6 +129,8 @@ void pa_session_queue_release(struct pa_session *s)
 	}
 	free(s->queue);
 	free(s->qtmp);
+	free(s->hits);
+	free(s->htmp);
 }
 
 /* ---- ordering ----------------------------------------------------------- */
@@ -250,8 +270,52 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 	return q;
 }
 
+/* Room for one more of n entries of size sz in *a and its twin *t. */
+static int grow_pair(void **a, void **t, size_t n, size_t *cap, size_t sz)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 4096;
+	void *p = realloc(*a, c * sz);
+	if (p)
+		*a = p;
+	void *q = realloc(*t, c * sz);
+	if (q)
+		*t = q;
+	if (!p || !q)
+		return -ENOMEM;
+	*cap = c;
+	return 0;
+}
+
+static void note_time(struct pa_session *s, uint64_t time)
+{
+	if (time < s->last_flush)
+		s->nr_unordered++;
+	if (time > s->max_timestamp)
+		s->max_timestamp = time;
+}
+
+static int enqueue_hit(struct pa_session *s, const struct pa_event *ev)
+{
+	if (grow_pair((void **)&s->hits, (void **)&s->htmp, s->nh, &s->caph, sizeof(*s->hits)))
+		return -ENOMEM;
+	const struct pa_sample *sm = &ev->sample;
+	s->hits[s->nh] = (struct qhit){.time = sm->time,
+	                               .ip = sm->ip,
+	                               .pid = (int32_t)sm->pid,
+	                               .tid = (int32_t)sm->tid,
+	                               .misc = ev->misc,
+	                               .side_seq = (uint32_t)s->nr_queued_side};
+	s->nh++;
+	note_time(s, sm->time);
+	return 0;
+}
+
 static int enqueue(struct pa_session *s, const struct pa_event *ev)
 {
+	if (s->hit_pass && ev->type == PA_REC_SAMPLE)
+		return enqueue_hit(s, ev);
 	struct qent e = {.time = ev->sample.time};
 	if (ev->type == PA_REC_SAMPLE && ev->raw) {
 		e.raw = ev->raw;
@@ -264,23 +328,12 @@ static int enqueue(struct pa_session *s, const struct pa_event *ev)
 	 * which a copy's would stall the loads of) */
 	if (ev->type == PA_REC_SAMPLE && s->opts.keys_ahead)
 		e.key = own_key(s, ev);
-	if (s->nq == s->capq) {
-		size_t cap = s->capq ? s->capq * 2 : 4096;
-		void *p = realloc(s->queue, cap * sizeof(*s->queue));
-		void *t = realloc(s->qtmp, cap * sizeof(*s->qtmp));
-		if (p)
-			s->queue = p;
-		if (t)
-			s->qtmp = t;
-		if (!p || !t)
-			return -ENOMEM;
-		s->capq = cap;
-	}
+	else if (s->hit_pass) /* (no key is made in the hit pass) */
+		e.key = s->nr_queued_side++;
+	if (grow_pair((void **)&s->queue, (void **)&s->qtmp, s->nq, &s->capq, sizeof(*s->queue)))
+		return -ENOMEM;
 	s->queue[s->nq++] = e;
-	if (e.time < s->last_flush)
-		s->nr_unordered++;
-	if (e.time > s->max_timestamp)
-		s->max_timestamp = e.time;
+	note_time(s, e.time);
 	return 0;
 }
 
@@ -423,9 +476,24 @@ static void chunk_put(struct pa_session *s, struct qchunk *c)
 
 #define KEY_AHEAD 3 /* a sample whose key is told ahead (pa_session_sample_key_ahead) */
 
+/* ev, rev: events the caller zeroed once, for copies and raw records */
+static int deliver_entry(struct pa_session *s, const struct qent *e, struct pa_event *ev,
+                         struct pa_event *rev)
+{
+	if (e->raw)
+		return deliver_raw(s, e, rev);
+	int ret = deliver_queued(s, e, ev);
+	chunk_put(s, e->q->chunk);
+	return ret;
+}
+
+static int flush_hits(struct pa_session *s, uint64_t limit);
+
 /* Deliver queued events with time <= limit, oldest first. */
 static int flush_queue(struct pa_session *s, uint64_t limit)
 {
+	if (s->hit_pass)
+		return flush_hits(s, limit);
 	if (!s->nq)
 		return 0;
 	sort_queue(s);
@@ -437,18 +505,95 @@ static int flush_queue(struct pa_session *s, uint64_t limit)
 		s->last_flush = e->time;
 		size_t k = i - 1 + KEY_AHEAD;
 		s->ahead_key = k < s->nq && s->queue[k].time <= limit ? s->queue[k].key : 0;
-		if (e->raw) {
-			ret = deliver_raw(s, e, &rev);
-		} else {
-			ret = deliver_queued(s, e, &ev);
-			chunk_put(s, e->q->chunk);
-		}
+		ret = deliver_entry(s, e, &ev, &rev);
 		if (ret)
 			break;
 	}
 	s->ahead_key = 0;
 	memmove(s->queue, s->queue + i, (s->nq - i) * sizeof(*s->queue));
 	s->nq -= i;
+	return ret;
+}
+
+/* ---- the hit pass (struct qhit) ---------------------------------------- */
+
+static int hit_cmp(const void *a, const void *b)
+{
+	const struct qhit *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->nth < y->nth ? -1 : x->nth > y->nth;
+}
+
+/* Does h come before the side record e: earlier, or of equal time and
+ * queued before it (the order perf's stable queue gives them)? */
+static bool hit_before(const struct qhit *h, const struct qent *e)
+{
+	if (h->time != e->time)
+		return h->time < e->time;
+	return (int32_t)((uint32_t)e->key - h->side_seq) >= 0;
+}
+
+/* The round's samples (time <= limit) into htmp in arrival order, the
+ * others kept; how many went, and whether any would change the threads. */
+static size_t take_hits(struct pa_session *s, uint64_t limit, bool *settled)
+{
+	size_t w = 0, keep = 0;
+	*settled = true;
+	for (size_t i = 0; i < s->nh; i++) {
+		struct qhit h = s->hits[i];
+		if (h.time > limit) {
+			s->hits[keep++] = h;
+			continue;
+		}
+		if (*settled && !pa_session_hit_settled(s, h.pid, h.tid))
+			*settled = false;
+		h.nth = (uint32_t)w;
+		s->htmp[w++] = h;
+	}
+	s->nh = keep;
+	return w;
+}
+
+/* flush_queue of the hit pass: the side records with time <= limit in
+ * order, each after the samples that come before it; the samples in the
+ * order they came when no side record and no thread change is among them,
+ * else in time order. */
+static int flush_hits(struct pa_session *s, uint64_t limit)
+{
+	size_t nside = 0;
+	if (s->nq) {
+		sort_queue(s);
+		while (nside < s->nq && s->queue[nside].time <= limit)
+			nside++;
+	}
+	bool settled;
+	size_t nw = take_hits(s, limit, &settled);
+	if (nw > 1 && (nside || !settled))
+		qsort(s->htmp, nw, sizeof(*s->htmp), hit_cmp);
+	struct pa_event ev = {0}, rev = {0};
+	uint64_t last = 0;
+	int ret = 0;
+	size_t i = 0, j = 0;
+	for (;;) {
+		const struct qent *e = i < nside ? &s->queue[i] : NULL;
+		for (; !ret && j < nw && (!e || hit_before(&s->htmp[j], e)); j++) {
+			const struct qhit *h = &s->htmp[j];
+			last = h->time > last ? h->time : last;
+			ret = pa_session_deliver_hit(s, h->pid, h->tid, h->misc, h->ip);
+		}
+		if (ret || !e)
+			break;
+		last = e->time > last ? e->time : last;
+		ret = deliver_entry(s, e, &ev, &rev);
+		i++;
+	}
+	if (i || j)
+		s->last_flush = last; /* (as flush_queue: the newest delivered) */
+	if (i) {
+		memmove(s->queue, s->queue + i, (s->nq - i) * sizeof(*s->queue));
+		s->nq -= i;
+	}
 	return ret;
 }
 
@@ -534,6 +679,7 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 	/* samples queued in place need only their time until delivered
 	 * (not their keys: those are made from the whole sample) */
 	pa_file_set_lazy_samples(s->file, !s->opts.unordered && !s->opts.keys_ahead);
+	s->hit_pass = !fn && !s->side_mask && !s->opts.unordered && !s->opts.keys_ahead;
 	int r = read_events(s, err, &at, &read_err, &limit);
 	pa_file_set_lazy_samples(s->file, false);
 	if (read_err)

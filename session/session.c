@@ -903,10 +903,36 @@ void pa_session_set_side_fn(struct pa_session *s, uint64_t mask, pa_session_side
 
 #define PROGRESS_EVERY 65535u /* events between opts.progress calls, less one */
 
-int pa_session_deliver(struct pa_session *s, const struct pa_event *ev)
+static void progress_tick(struct pa_session *s)
 {
 	if (s->opts.progress && !(++s->nprogress & PROGRESS_EVERY))
 		s->opts.progress(s->opts.progress_ctx, pa_session_input_pos(s), s->nr_samples, false);
+}
+
+int pa_session_deliver_hit(struct pa_session *s, int32_t pid, int32_t tid, uint16_t misc,
+                           uint64_t ip)
+{
+	progress_tick(s);
+	struct pa_thread *t = findnew_thread(s, host(s), pid, tid);
+	if (!t)
+		return -ENOMEM;
+	s->nr_samples++;
+	struct pa_addr_loc loc;
+	if (pa_session_find_map(s, t, misc & PA_MISC_CPUMODE_MASK, ip, &loc))
+		loc.dso->hit = true;
+	return 0;
+}
+
+bool pa_session_hit_settled(struct pa_session *s, int32_t pid, int32_t tid)
+{
+	struct pa_thread *t = find_thread(host(s), tid);
+	/* (findnew_thread's two changes: a new thread, a pid learnt) */
+	return t && !(pid != -1 && t->pid == -1);
+}
+
+int pa_session_deliver(struct pa_session *s, const struct pa_event *ev)
+{
+	progress_tick(s);
 	switch (ev->type) {
 	case PA_REC_SAMPLE:
 		return deliver_sample(s, ev);

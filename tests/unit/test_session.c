@@ -219,6 +219,62 @@ static void test_key_ahead(void **state)
 	free_run(&r);
 }
 
+/* Which DSOs the samples hit, by name, and how many samples: a session
+ * with no callback (the hit pass: samples ordered only against the
+ * records that change the model) or with one (every sample in order,
+ * resolved, as the reports see them). */
+struct hits {
+	char names[4096];
+	uint64_t nr_samples;
+};
+
+static int on_sample_hit(void *ctx, struct pa_session *s, const struct pa_event *ev,
+                         struct pa_thread *t, const struct pa_addr_loc *loc)
+{
+	(void)ctx, (void)s, (void)ev, (void)t, (void)loc;
+	return 0;
+}
+
+static void collect_hits(const char *name, bool pass, struct hits *h)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", testdata, name);
+	struct pa_err err = {0};
+	struct pa_file *f = pa_file_open(path, NULL, &err);
+	assert_non_null(f);
+	struct pa_session_opts o = {.sz = sizeof(o), .no_callchains = true};
+	struct pa_session *s = pa_session_new(f, &o, &err);
+	assert_non_null(s);
+	assert_int_equal(pa_session_process(s, pass ? NULL : on_sample_hit, NULL, &err), 0);
+	memset(h, 0, sizeof(*h));
+	h->nr_samples = pa_session_nr_samples(s);
+	for (unsigned i = 0; i < pa_session_nr_dsos(s); i++) {
+		const struct pa_dso *d = pa_session_dso(s, i);
+		size_t n = strlen(h->names);
+		snprintf(h->names + n, sizeof(h->names) - n, "%s%s\n", d->hit ? "+" : "-",
+		         d->long_name);
+	}
+	pa_session_free(s);
+	pa_file_close(f);
+}
+
+static void test_hit_pass(void **state)
+{
+	(void)state;
+	static const char *files[] = {"le-file.data",        "be-file.data", "le-pipe.data",
+	                              "le-two-events.data",  "le-zstd.data", "le-sysw.data",
+	                              "le-buildid-mmap.data"};
+	for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++) {
+		struct hits pass, all;
+		collect_hits(files[k], true, &pass);
+		collect_hits(files[k], false, &all);
+		assert_true(all.nr_samples > 0);
+		assert_int_equal(pass.nr_samples, all.nr_samples);
+		assert_non_null(strchr(all.names, '+'));
+		assert_string_equal(pass.names, all.names);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -229,7 +285,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_keys_in_every_mode), cmocka_unit_test(test_keys_without_chains),
 	    cmocka_unit_test(test_key_covers_event),   cmocka_unit_test(test_keys_byte_order),
-	    cmocka_unit_test(test_key_ahead),
+	    cmocka_unit_test(test_key_ahead),          cmocka_unit_test(test_hit_pass),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

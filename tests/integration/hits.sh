@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# buildid-list --with-hits on a recording whose DSO hits depend on the
+# order of its records (testdata/make-hits.py): a sample a round before
+# its library's MMAP2, samples and MMAP2s of equal time either way round,
+# a thread whose first sample in time (not in the file) decides its maps.
+# pa marks hits in a pass that orders samples only against such records
+# (session/order.c, struct qhit); its list must be perf's, compared with
+# perf when it is here and always with the golden copy of perf 6.1's
+# answer (testdata/golden/hits), and with the DSOs pa report finds
+# samples in (the fully ordered path).
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$0")/lib.sh"
+need_python
+export HOME=$WORK/home
+mkdir -p "$HOME" || exit 1
+unset DEBUGINFOD_URLS
+cd "$WORK" || exit 1
+GOLD=$TESTDATA/golden/hits
+
+python3 "$TESTDATA/make-hits.py" hits.data || { fail "generator failed"; finish; }
+for opt in --with-hits ""; do
+	tag=list${opt:+-hits}
+	if ! pa buildid-list -i hits.data $opt >"$tag.pa" 2>"$tag.err"; then
+		fail "pa buildid-list $opt failed: $(head -n 2 "$tag.err")"
+		continue
+	fi
+	same "buildid-list $opt (golden)" "$GOLD/buildid-list.txt" "$tag.pa"
+	if command -v perf >/dev/null 2>&1; then
+		perf buildid-list -i hits.data $opt >"$tag.perf" 2>/dev/null
+		same "buildid-list $opt (perf)" "$tag.perf" "$tag.pa"
+	fi
+done
+# The recording must test the order: the golden list names three of the
+# six libraries, and not the ones the file's order alone would hit.
+CHECKS=$((CHECKS + 1))
+grep -c '/opt/hits/lib[acd]\.so$' list-hits.pa | grep -qx 3 &&
+	! grep -q '/opt/hits/lib[bef]\.so$' list-hits.pa ||
+	fail "hits: expected liba, libc and libd alone: $(tr '\n' ' ' <list-hits.pa)"
+
+# The report's DSOs with samples (its own ordered path) are the same ones.
+if pa report -i hits.data --stdio --no-children --sort dso -F dso >rep 2>rep.err; then
+	grep -o 'lib[a-f]\.so' rep | sort >rep.dsos
+	grep -o 'lib[a-f]\.so' list-hits.pa | sort >list.dsos
+	[ -s rep.dsos ] || fail "pa report names none of the libraries"
+	same "report's DSOs with samples" rep.dsos list.dsos
+else
+	fail "pa report failed: $(head -n 2 rep.err)"
+fi
+finish
