@@ -69,6 +69,7 @@ struct pa_resolver {
 	size_t nr_inl, cap_inl;
 
 	struct kpreload kp;
+	char *elf_index_dir; /* pa's index of ELF tables (symbols/elfcache.c), or NULL */
 	struct pa_arena arena;
 	_Atomic uint64_t mem; /* bytes of locs and their table (either thread) */
 };

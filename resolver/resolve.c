@@ -303,7 +303,8 @@ static void load_elf(struct pa_resolver *r, const struct pa_dso *d, struct dso_s
 	                         .demangle = !r->opts.no_demangle,
 	                         .demangle_params = r->opts.demangle_params,
 	                         .find_debuginfo = find_debuginfo,
-	                         .find_ctx = r};
+	                         .find_ctx = r,
+	                         .index_dir = r->elf_index_dir};
 	if (fr == PA_FIND_OK) {
 		ds->tab = pa_symtab_load_elf(path, &so, &err);
 		ds->elf_path = path; /* for source lines; freed with the resolver */

@@ -41,6 +41,7 @@ struct pa_resolver *pa_resolver_new(struct pa_session *s, const struct pa_resolv
 		pa_resolver_free(r);
 		return NULL;
 	}
+	r->elf_index_dir = pa_sym_elf_cache_default_dir(); /* (NULL: no index) */
 	return r;
 }
 
@@ -59,6 +60,7 @@ void pa_resolver_free(struct pa_resolver *r)
 	free(r->inl);
 	free(r->loc_table);
 	pa_finder_free(r->finder);
+	free(r->elf_index_dir);
 	pa_arena_release(&r->arena);
 	free(r);
 }

@@ -681,33 +681,27 @@ static int load_minidebug(struct load_ctx *c, struct elf_img *main_img, struct e
 }
 #endif
 
-/* Picks the symbol source (see the top of this file) and loads it; sets
- * c->t->origin and c->t->symfile. */
+/* Loads the symbols of the source (see the top of this file) that the
+ * debug-file candidate dbg_path (the finder's; NULL: none) leaves; sets
+ * c->t->origin and c->t->symfile. link, crc: the main file's debuglink. */
 static int load_symbols(struct load_ctx *c, const char *path, struct elf_img *main_img,
-                        struct elf_img *dbg, struct elf_img *mini)
+                        const char *dbg_path, const char *link, uint32_t crc, struct elf_img *dbg,
+                        struct elf_img *mini)
 {
 	struct pa_symtab *t = c->t;
 	GElf_Shdr sh;
 	int r;
 
-	uint32_t crc = 0;
-	const char *link = img_debuglink(main_img, &crc);
-	pa_sym_find_debuginfo_fn find =
-	    c->o.find_debuginfo ? c->o.find_debuginfo : pa_sym_find_debuginfo_default;
-	char *dbg_path = find(c->o.find_ctx, path, t->build_id_len ? t->build_id : NULL,
-	                      t->build_id_len, link, crc);
 	if (dbg_path && open_debug(c, main_img, dbg_path, link, crc, dbg) == 0) {
 		struct pa_buf o = {0};
 		r = pa_buf_addf(&o, "debuglink:%s", dbg_path);
 		t->origin = r ? NULL : pa_arena_strdup(&t->arena, o.data);
 		t->symfile = pa_arena_strdup(&t->arena, dbg_path);
 		pa_buf_release(&o);
-		free(dbg_path);
 		if (!t->origin || !t->symfile)
 			return -ENOMEM;
 		return load_passes(c, dbg, main_img);
 	}
-	free(dbg_path);
 
 	t->symfile = pa_arena_strdup(&t->arena, path);
 	if (!t->symfile)
@@ -760,23 +754,62 @@ static struct pa_symtab *load_end(struct load_ctx *c, int r)
 	return c->t;
 }
 
-/* The loader of an opened image (main_img); closes it. */
+/* What the table of an opened file is made from, for its index
+ * (elfcache.c); false: no index (none asked, or an image in memory). */
+static bool index_src(const struct load_ctx *c, const char *path, const struct elf_img *main_img,
+                      const char *candidate, struct pa_elfidx_src *src)
+{
+	if (!c->o.index_dir || main_img->fd < 0)
+		return false;
+	uint32_t o = (c->o.demangle ? PA_ELFIDX_DEMANGLE : 0) |
+	             (c->o.demangle_params ? PA_ELFIDX_PARAMS : 0) |
+	             (c->o.no_minidebuginfo ? PA_ELFIDX_NO_MINIDEBUG : 0);
+#ifdef PA_HAVE_LZMA
+	o |= PA_ELFIDX_LZMA;
+#endif
+	*src = (struct pa_elfidx_src){
+	    .path = path, .fd = main_img->fd, .candidate = candidate, .opts = o};
+	return true;
+}
+
+/* The loader of an opened image (main_img); closes it. The symbols come
+ * from the file's index when one holds for the same files (elfcache.c),
+ * else from the files, and the index is written. */
 static struct pa_symtab *load_elf_img(struct load_ctx *c, const char *path,
                                       struct elf_img *main_img, struct pa_err *err)
 {
 	struct elf_img dbg = {.fd = -1}, mini = {.fd = -1};
-	c->t->elf_type = main_img->ehdr.e_type;
-	c->t->build_id_len = img_build_id(main_img, c->t->build_id, sizeof(c->t->build_id));
-	int r = read_segments(c->t, main_img);
-	if (!r)
-		r = load_symbols(c, path, main_img, &dbg, &mini);
+	struct pa_symtab *t = c->t;
+	struct pa_elfidx_src src;
+	char *idx = NULL, *dbg_path = NULL;
+	t->elf_type = main_img->ehdr.e_type;
+	t->build_id_len = img_build_id(main_img, t->build_id, sizeof(t->build_id));
+	int r = read_segments(t, main_img);
+	if (r)
+		goto out;
+	uint32_t crc = 0;
+	const char *link = img_debuglink(main_img, &crc);
+	pa_sym_find_debuginfo_fn find =
+	    c->o.find_debuginfo ? c->o.find_debuginfo : pa_sym_find_debuginfo_default;
+	dbg_path = find(c->o.find_ctx, path, t->build_id_len ? t->build_id : NULL, t->build_id_len,
+	                link, crc);
+	if (index_src(c, path, main_img, dbg_path, &src) &&
+	    (idx = pa_idx_name(c->o.index_dir, t->build_id, t->build_id_len, path)) &&
+	    !pa_elf_index_open(idx, &src, t))
+		goto out;
+	r = load_symbols(c, path, main_img, dbg_path, link, crc, &dbg, &mini);
 	/* perf synthesizes PLT entries when the load found symbols */
 	if (!r && c->b.live > 0)
 		r = synthesize_plt(c, main_img);
 	if (!r)
-		r = pa_symtab_freeze(c->t, &c->b, false);
+		r = pa_symtab_freeze(t, &c->b, false);
+	if (!r && idx)
+		(void)pa_elf_index_write(t, idx, &src); /* (a cache: failing is fine) */
+out:
 	if (r == -ENOMEM)
 		pa_err_set(err, r, "out of memory");
+	free(idx);
+	free(dbg_path);
 	img_close(&mini);
 	img_close(&dbg);
 	img_close(main_img);

@@ -89,14 +89,16 @@ struct pa_symtab {
 	size_t build_id_len;
 	struct pa_kimage kimage; /* pa_symtab_load_vmlinux() tables only */
 	struct pa_symtab *adopted; /* freed with this table (pa_symtab_adopt) */
-	void *map;       /* a kallsyms index the table lies in (ksymcache.c), */
+	void *map;                 /* an index the table lies in (ksymcache.c, elfcache.c), */
 	size_t map_len;  /* unmapped by pa_symtab_free */
 	/* An index's syms and modules are filled entry by entry when first
-	 * asked (pa_ksym_index_fill): a report touches a few hundred of the
+	 * asked (fill, below): a report touches a few hundred of the
 	 * kernel's ~200k symbols, and filling them all at open cost 10 MB of
 	 * fresh pages each run (bench/README.md). Both calloc'd, NULL name:
-	 * not filled yet. So a table is read by one thread at a time. */
+	 * not filled yet. So a table is read by one thread at a time. fill:
+	 * fills entry i (ksymcache.c, elfcache.c). */
 	bool lazy;
+	void (*fill)(const struct pa_symtab *t, size_t i);
 	struct pa_arena arena; /* everything above that is allocated */
 };
 
@@ -106,8 +108,45 @@ struct pa_symtab *pa_symtab_new(enum pa_symtab_kind kind);
  * "name\t[module]" (kallsyms) and get split. Returns 0 or -ENOMEM. */
 int pa_symtab_freeze(struct pa_symtab *t, const struct pa_symb *b, bool split_modules);
 
-/* ksymcache.c: fill entry i of an index's lazy table */
-void pa_ksym_index_fill(const struct pa_symtab *t, size_t i);
+/* idxfile.c: what the symbol indexes share. pa_idx_cache_dir: pa's cache
+ * directory SUB (malloc'd), NULL when PA_NO_SYM_CACHE or off_env is set
+ * (non-empty, not "0") or there is no absolute home; pa_idx_name: the
+ * index of bid (hex, "none" when len is 0) from src_path in dir;
+ * pa_idx_map: the whole file mapped read-only (0, or -errno, -EINVAL when
+ * shorter than min_len); pa_idx_write: written whole, atomically
+ * (temporary file + rename), directories made. */
+uint64_t pa_idx_hash(const unsigned char *p, size_t n);
+char *pa_idx_cache_dir(const char *sub, const char *off_env);
+char *pa_idx_name(const char *dir, const uint8_t *bid, size_t len, const char *src_path);
+int pa_idx_map(const char *path, size_t min_len, void **map, size_t *len);
+int pa_idx_write(const char *path, const void *buf, size_t len);
+/* The running program's GNU build-id (its first 20 bytes): 0, or -ENOENT
+ * when it has none. An index records it, so that one made by other code
+ * is not used. */
+int pa_idx_self_id(uint8_t out[20]);
+
+/* elfcache.c: the index of an ELF file's table. What a table is made
+ * from: the main file (path, and its open descriptor), the debug-file
+ * candidate the finder gave (NULL: none), the loader's options
+ * (PA_ELFIDX_*). open: fills t (whose build-id, segments and ELF type
+ * the caller read from the main file) from a valid index at idx_path; 0,
+ * or -errno / -EINVAL for a missing, stale or damaged one. write: t's
+ * index, atomically; 0 or -errno. */
+struct pa_elfidx_src {
+	const char *path;
+	int fd;
+	const char *candidate;
+	uint32_t opts;
+};
+enum {
+	PA_ELFIDX_DEMANGLE = 1,
+	PA_ELFIDX_PARAMS = 2,
+	PA_ELFIDX_NO_MINIDEBUG = 4,
+	PA_ELFIDX_LZMA = 8,
+};
+int pa_elf_index_open(const char *idx_path, const struct pa_elfidx_src *src, struct pa_symtab *t);
+int pa_elf_index_write(const struct pa_symtab *t, const char *idx_path,
+                       const struct pa_elfidx_src *src);
 
 /* ksymcache.c: the kallsyms index at idx_path of the table parsed from
  * src_path (kernel build-id bid). open: 0 and *out, or -errno / -EINVAL for

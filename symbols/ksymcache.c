@@ -87,25 +87,6 @@ struct ksx_rec {
 	uint8_t binding, type, pad[2];
 };
 
-/* A 4-lane word hash (bijective steps, so one changed word always changes
- * the result), finished with util's pa_hash64/pa_hash_bytes. */
-static uint64_t ksx_hash(const unsigned char *p, size_t n)
-{
-	uint64_t h[4] = {0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull,
-	                 0x2545f4914f6cdd1dull};
-	size_t i = 0;
-	for (; i + 32 <= n; i += 32) {
-		for (int k = 0; k < 4; k++) {
-			uint64_t w;
-			memcpy(&w, p + i + 8 * k, 8);
-			h[k] = (h[k] ^ w) * 0xff51afd7ed558ccdull;
-			h[k] ^= h[k] >> 29;
-		}
-	}
-	uint64_t tail = pa_hash_bytes(p + i, n - i) ^ n;
-	return pa_hash64(h[0] ^ pa_hash64(h[1] ^ pa_hash64(h[2] ^ pa_hash64(h[3] ^ tail))));
-}
-
 /* The names and sizes of /proc/modules (its other columns change while a
  * module is in use): module addresses can change without a reboot. */
 static uint64_t modules_hash(void)
@@ -156,66 +137,12 @@ static int ident_of(const char *path, const uint8_t *bid, size_t bid_len, struct
 
 char *pa_ksym_cache_default_dir(void)
 {
-	const char *off = getenv("PA_NO_KSYM_CACHE");
-	if (off && *off && strcmp(off, "0"))
-		return NULL;
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	char *dir = NULL;
-	if (xdg && xdg[0] == '/') {
-		if (asprintf(&dir, "%s/pa/kallsyms", xdg) < 0)
-			dir = NULL;
-	} else if (home && home[0] == '/') {
-		if (asprintf(&dir, "%s/.cache/pa/kallsyms", home) < 0)
-			dir = NULL;
-	}
-	return dir;
-}
-
-static char *index_path(const char *dir, const uint8_t *bid, size_t len, const char *src_path)
-{
-	size_t dl = strlen(dir);
-	char *p = malloc(dl + 2 * len + 24);
-	if (!p)
-		return NULL;
-	memcpy(p, dir, dl);
-	char *q = p + dl;
-	*q++ = '/';
-	for (size_t i = 0; i < len; i++) {
-		static const char hx[] = "0123456789abcdef";
-		*q++ = hx[bid[i] >> 4];
-		*q++ = hx[bid[i] & 15];
-	}
-	snprintf(q, 23, "-%016" PRIx64 ".idx", pa_hash_str(src_path));
-	return p;
-}
-
-/* mkdir -p; 0 or -errno */
-static int make_dirs(const char *dir)
-{
-	char *p = strdup(dir);
-	int rc = 0;
-	if (!p)
-		return -ENOMEM;
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s)
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			rc = -errno;
-			goto out;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-out:
-	free(p);
-	return rc;
+	return pa_idx_cache_dir("kallsyms", "PA_NO_KSYM_CACHE");
 }
 
 /* ---- reading ------------------------------------------------------------ */
+
+static void ksx_fill(const struct pa_symtab *t, size_t i);
 
 int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t *bid,
                        size_t bid_len, struct pa_symtab **out)
@@ -224,31 +151,23 @@ int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t
 	struct pa_symtab *t = NULL;
 	void *map = MAP_FAILED;
 	size_t len = 0;
-	int fd = -1, rc;
-	struct stat st;
+	int rc;
 
 	*out = NULL;
 	if ((rc = ident_of(src_path, bid, bid_len, &want)))
 		goto out;
-	if ((fd = open(idx_path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st)) {
-		rc = -errno;
+	void *m;
+	if ((rc = pa_idx_map(idx_path, sizeof(struct ksx_hdr), &m, &len)))
 		goto out;
-	}
+	map = m;
 	rc = -EINVAL;
-	if (st.st_size < (off_t)sizeof(struct ksx_hdr) || (uint64_t)st.st_size > SIZE_MAX)
-		goto out;
-	len = (size_t)st.st_size;
-	if ((map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
-		rc = -errno;
-		goto out;
-	}
 	const unsigned char *base = map;
 	const struct ksx_hdr *h = map;
 	if (memcmp(h->magic, KSX_MAGIC, 8) || h->version != KSX_VERSION || h->bom != KSX_BOM ||
 	    h->ptr_size != sizeof(void *) || h->hdr_size != sizeof(*h) || h->file_len != len ||
 	    memcmp(&h->id, &want, sizeof(want)))
 		goto out;
-	if (ksx_hash(base + KSX_HASHED_FROM, len - KSX_HASHED_FROM) != h->hash)
+	if (pa_idx_hash(base + KSX_HASHED_FROM, len - KSX_HASHED_FROM) != h->hash)
 		goto out;
 	/* the hash says we wrote it; the bounds keep a bug from reading wild */
 	uint64_t n = h->n;
@@ -270,6 +189,7 @@ int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t
 	t->tree = (struct pa_symtab_node *)(base + h->tree_off);
 	/* (calloc: pages of zeros the kernel hands out when first touched) */
 	t->lazy = true;
+	t->fill = ksx_fill;
 	if (n) {
 		t->syms = calloc(n, sizeof(*t->syms));
 		t->modules = calloc(n, sizeof(*t->modules));
@@ -295,13 +215,11 @@ int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t
 out:
 	if (map != MAP_FAILED)
 		munmap(map, len);
-	if (fd >= 0)
-		close(fd);
 	pa_symtab_free(t);
 	return rc;
 }
 
-void pa_ksym_index_fill(const struct pa_symtab *t, size_t i)
+static void ksx_fill(const struct pa_symtab *t, size_t i)
 {
 	const unsigned char *base = t->map;
 	const struct ksx_hdr *h = t->map;
@@ -364,8 +282,7 @@ int pa_ksym_index_write(const struct pa_symtab *t, const char *idx_path, const c
 {
 	struct mods ms = {0};
 	unsigned char *file = NULL;
-	char *tmp = NULL;
-	int fd = -1, rc;
+	int rc;
 	struct ksx_hdr h;
 
 	memset(&h, 0, sizeof(h));
@@ -430,50 +347,11 @@ int pa_ksym_index_write(const struct pa_symtab *t, const char *idx_path, const c
 	for (size_t j = 0; j < ms.n; j++)
 		memcpy(strs + names_len + ms.off[j], ms.name[j], strlen(ms.name[j]) + 1);
 	memcpy(file, &h, sizeof(h));
-	h.hash = ksx_hash(file + KSX_HASHED_FROM, (size_t)h.file_len - KSX_HASHED_FROM);
+	h.hash = pa_idx_hash(file + KSX_HASHED_FROM, (size_t)h.file_len - KSX_HASHED_FROM);
 	memcpy(file, &h, sizeof(h));
 
-	const char *slash = strrchr(idx_path, '/');
-	if (slash && slash != idx_path) {
-		char *dir = strndup(idx_path, (size_t)(slash - idx_path));
-		rc = dir ? make_dirs(dir) : -ENOMEM;
-		free(dir);
-		if (rc)
-			goto out;
-	}
-	rc = -ENOMEM;
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", idx_path) < 0) {
-		tmp = NULL;
-		goto out;
-	}
-	if ((fd = mkstemp(tmp)) < 0) {
-		rc = -errno;
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	if ((rc = pa_write_all(fd, file, (size_t)h.file_len)))
-		goto out;
-	if (fchmod(fd, 0644) || close(fd)) {
-		fd = -1;
-		rc = -errno;
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, idx_path)) {
-		rc = -errno;
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
-	rc = 0;
+	rc = pa_idx_write(idx_path, file, (size_t)h.file_len);
 out:
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
 	free(file);
 	pa_u64map_release(&ms.by_hash);
 	free(ms.name);
@@ -496,7 +374,7 @@ struct pa_symtab *pa_symtab_load_kallsyms_cached(const char *path, const struct 
 		goto out;
 	}
 	if (!c || !c->dir || !c->build_id_len || c->build_id_len > 64 ||
-	    !(idx = index_path(c->dir, c->build_id, c->build_id_len, path)))
+	    !(idx = pa_idx_name(c->dir, c->build_id, c->build_id_len, path)))
 		goto parse;
 	if (!pa_ksym_index_open(idx, path, c->build_id, c->build_id_len, &t))
 		goto out;

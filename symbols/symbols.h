@@ -2,8 +2,10 @@
  * resolved exactly the way perf 6.1's `perf report` resolves them.
  *
  * Invariants:
- * - A struct pa_symtab is immutable once loaded: lookups never allocate and
- *   never write, so one table may be shared by threads.
+ * - A struct pa_symtab does not change once loaded, but a table read from
+ *   an index (the kernel's, ELF files' with opts.index_dir) fills each
+ *   symbol's entry when a lookup first reaches it: a table is read by one
+ *   thread at a time. Lookups never allocate.
  * - The table owns every string it hands out (names, origin); they live as
  *   long as the table.
  * - Symbols are kept in perf's order (by lookup key, see below; equal keys
@@ -104,6 +106,11 @@ struct pa_sym_opts {
 	 * so set this to get perf 6.1's exact output on Fedora-style binaries;
 	 * the default reads it (more symbols than perf 6.1 shows). */
 	bool no_minidebuginfo;
+	/* Keep an index of each ELF file's table in this directory and load
+	 * the table from it while the files it was made from stay the same
+	 * (symbols/elfcache.c); NULL: none. pa_sym_elf_cache_default_dir()
+	 * gives pa's. */
+	const char *index_dir;
 };
 
 /* Initialise opts to defaults (demangle on, default debug finder). */
@@ -143,9 +150,13 @@ struct pa_symtab *pa_symtab_load_kallsyms_cached(const char *path, const struct 
 						 const struct pa_sym_opts *opts,
 						 struct pa_err *err);
 /* pa's index directory, ${XDG_CACHE_HOME:-$HOME/.cache}/pa/kallsyms
- * (malloc'd); NULL when PA_NO_KSYM_CACHE is set (non-empty, not "0"), or
+ * (malloc'd); NULL when PA_NO_KSYM_CACHE or PA_NO_SYM_CACHE is set (non-empty, not "0"), or
  * there is no absolute home. */
 char *pa_ksym_cache_default_dir(void);
+/* pa's directory of ELF tables' indexes, ${XDG_CACHE_HOME:-$HOME/.cache}/pa/elf
+ * (malloc'd); NULL when PA_NO_SYM_CACHE is set (non-empty, not "0"), or
+ * there is no absolute home. */
+char *pa_sym_elf_cache_default_dir(void);
 /* /tmp/perf-PID.map format: "START SIZE NAME" per line, hex numbers. */
 struct pa_symtab *pa_symtab_load_perf_map(const char *path, const struct pa_sym_opts *opts,
                                           struct pa_err *err);

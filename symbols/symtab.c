@@ -327,7 +327,7 @@ struct pa_symtab *pa_symtab_from_syms(const struct pa_sym_insert *v, size_t n,
 static const struct pa_sym *sym_at(const struct pa_symtab *t, size_t i)
 {
 	if (t->lazy && !t->syms[i].name)
-		pa_ksym_index_fill(t, i);
+		t->fill(t, i);
 	return &t->syms[i];
 }
 

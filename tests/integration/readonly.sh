@@ -29,7 +29,7 @@ mkdir -p rec home
 HOME=$WORK/rec perf record -q -g -o - ./vd 2>/dev/null >vd.data
 [ -s vd.data ] || skip "perf record to a pipe does not work here"
 export HOME=$WORK/home
-# pa's own cache (the kallsyms index, symbols/ksymcache.c) is allowed to be
+# pa's own cache (its symbol indexes, symbols/idxfile.c) is allowed to be
 # written by a read-only command: it goes elsewhere, HOME must stay empty
 export XDG_CACHE_HOME=$WORK/xdg-cache
 perf report -i vd.data --stdio -q --no-children -g none --sort dso,sym 2>/dev/null >exp

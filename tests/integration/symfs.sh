@@ -13,6 +13,9 @@
 . "$(dirname "$0")/lib.sh"
 cd "$WORK" || exit 1
 export HOME=$WORK/home
+# pa's own cache (its symbol indexes, symbols/idxfile.c) may be written by
+# a report: it goes elsewhere, HOME must stay empty
+export XDG_CACHE_HOME=$WORK/xdg-cache
 mkdir -p home S/.debug E
 GOLD=$TESTDATA/golden/symfs
 pa archive --unpack "$TESTDATA/le-file.data.tar.zst" --buildid-dir "$WORK/S/.debug" >unpack.out 2>&1 ||

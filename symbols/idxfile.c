@@ -1,0 +1,221 @@
+/* idxfile.c - what the symbol indexes share (ksymcache.c: the kernel's,
+ * elfcache.c: ELF files'): pa's cache directory, an index's file name, its
+ * hash, mapping it and writing it whole.
+ *
+ * The indexes live in ${XDG_CACHE_HOME:-$HOME/.cache}/pa/, a cache of pa's
+ * own (a read-only command may write there; never ~/.debug). An index is
+ * written to a temporary file in its directory and renamed over the old
+ * one, so a reader sees a whole index or none; each carries a hash of its
+ * contents, checked before use.
+ */
+#include "symbols/internal.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A 4-lane word hash (bijective steps, so one changed word always changes
+ * the result), finished with util's pa_hash64/pa_hash_bytes. */
+uint64_t pa_idx_hash(const unsigned char *p, size_t n)
+{
+	uint64_t h[4] = {0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull,
+	                 0x2545f4914f6cdd1dull};
+	size_t i = 0;
+	for (; i + 32 <= n; i += 32) {
+		for (int k = 0; k < 4; k++) {
+			uint64_t w;
+			memcpy(&w, p + i + 8 * k, 8);
+			h[k] = (h[k] ^ w) * 0xff51afd7ed558ccdull;
+			h[k] ^= h[k] >> 29;
+		}
+	}
+	uint64_t tail = pa_hash_bytes(p + i, n - i) ^ n;
+	return pa_hash64(h[0] ^ pa_hash64(h[1] ^ pa_hash64(h[2] ^ pa_hash64(h[3] ^ tail))));
+}
+
+/* The main program's GNU build-id, from its PT_NOTE segments in memory
+ * (dl_iterate_phdr names the program first, then stops: non-zero). */
+static int self_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uint8_t *out = arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		size_t off = 0;
+		while (off + sizeof(ElfW(Nhdr)) <= ph->p_memsz) {
+			ElfW(Nhdr) nh;
+			memcpy(&nh, p + off, sizeof(nh));
+			size_t name = off + sizeof(nh), desc = name + ((nh.n_namesz + 3) & ~3u);
+			size_t next = desc + ((nh.n_descsz + 3) & ~3u);
+			if (next > ph->p_memsz || next <= off)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp(p + name, "GNU", 4) && nh.n_descsz) {
+				memcpy(out, p + desc, nh.n_descsz < 20 ? nh.n_descsz : 20);
+				return 2; /* found */
+			}
+			off = next;
+		}
+	}
+	return 1;
+}
+
+int pa_idx_self_id(uint8_t out[20])
+{
+	memset(out, 0, 20);
+	return dl_iterate_phdr(self_id_cb, out) == 2 ? 0 : -ENOENT;
+}
+
+static bool env_off(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0");
+}
+
+char *pa_idx_cache_dir(const char *sub, const char *off_env)
+{
+	if (env_off("PA_NO_SYM_CACHE") || (off_env && env_off(off_env)))
+		return NULL;
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char *dir = NULL;
+	if (xdg && xdg[0] == '/') {
+		if (asprintf(&dir, "%s/pa/%s", xdg, sub) < 0)
+			dir = NULL;
+	} else if (home && home[0] == '/') {
+		if (asprintf(&dir, "%s/.cache/pa/%s", home, sub) < 0)
+			dir = NULL;
+	}
+	return dir;
+}
+
+char *pa_idx_name(const char *dir, const uint8_t *bid, size_t len, const char *src_path)
+{
+	size_t dl = strlen(dir);
+	char *p = malloc(dl + 2 * len + 32);
+	if (!p)
+		return NULL;
+	memcpy(p, dir, dl);
+	char *q = p + dl;
+	*q++ = '/';
+	for (size_t i = 0; i < len; i++) {
+		static const char hx[] = "0123456789abcdef";
+		*q++ = hx[bid[i] >> 4];
+		*q++ = hx[bid[i] & 15];
+	}
+	if (!len)
+		q += sprintf(q, "none");
+	snprintf(q, 23, "-%016" PRIx64 ".idx", pa_hash_str(src_path));
+	return p;
+}
+
+int pa_idx_map(const char *path, size_t min_len, void **map, size_t *len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	*map = NULL;
+	*len = 0;
+	if (fd < 0 || fstat(fd, &st)) {
+		rc = -errno;
+		goto out;
+	}
+	rc = -EINVAL;
+	if (st.st_size < (off_t)min_len || (uint64_t)st.st_size > SIZE_MAX)
+		goto out;
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED) {
+		rc = -errno;
+		goto out;
+	}
+	*map = m;
+	*len = (size_t)st.st_size;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* mkdir -p; 0 or -errno */
+static int make_dirs(const char *dir)
+{
+	char *p = strdup(dir);
+	int rc = 0;
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST) {
+			rc = -errno;
+			goto out;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+out:
+	free(p);
+	return rc;
+}
+
+int pa_idx_write(const char *path, const void *buf, size_t len)
+{
+	char *tmp = NULL;
+	int fd = -1, rc = 0;
+	const char *slash = strrchr(path, '/');
+	if (slash && slash != path) {
+		char *dir = strndup(path, (size_t)(slash - path));
+		rc = dir ? make_dirs(dir) : -ENOMEM;
+		free(dir);
+		if (rc)
+			goto out;
+	}
+	rc = -ENOMEM;
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
+		tmp = NULL;
+		goto out;
+	}
+	if ((fd = mkstemp(tmp)) < 0) {
+		rc = -errno;
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	if ((rc = pa_write_all(fd, buf, len)))
+		goto out;
+	if (fchmod(fd, 0644) || close(fd)) {
+		fd = -1;
+		rc = -errno;
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path)) {
+		rc = -errno;
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	return rc;
+}
