@@ -44,11 +44,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#define EIX_MAGIC       "PAELFSIX"
-#define EIX_VERSION     1u
-#define EIX_BOM         0x01020304u
-#define EIX_NONE        UINT32_MAX
-#define EIX_HASHED_FROM 40 /* bytes before this are not hashed */
+#define EIX_MAGIC   "PAELFSIX"
+#define EIX_VERSION 1u
+#define EIX_NONE    UINT32_MAX
 
 struct eix_file {
 	uint64_t dev, ino, size;
@@ -63,18 +61,12 @@ struct eix_ident {
 };
 
 struct eix_hdr {
-	char magic[8];
-	uint32_t version, bom, ptr_size, hdr_size;
-	uint64_t file_len;
-	uint64_t hash; /* of bytes [EIX_HASHED_FROM, file_len) */
+	struct pa_idx_head head;
 	struct eix_ident id;
-	uint64_t n, strs_len;
-	uint32_t root, overlaps;
-	uint64_t tree_off, recs_off, strs_off;
+	struct pa_idx_table tab;
 	uint32_t main_path, debug_path, origin, symfile; /* in strs; EIX_NONE: none */
 };
 
-_Static_assert(offsetof(struct eix_hdr, id) == EIX_HASHED_FROM, "hashed part");
 _Static_assert(sizeof(struct pa_symtab_node) == 24, "index layout");
 
 struct eix_rec {
@@ -118,7 +110,7 @@ static int ident_of(const struct pa_elfidx_src *src, struct eix_ident *id)
 /* The string at off of an index's strs, NULL for EIX_NONE. */
 static const char *str_at(const struct eix_hdr *h, uint32_t off)
 {
-	return off == EIX_NONE ? NULL : (const char *)h + h->strs_off + off;
+	return off == EIX_NONE ? NULL : (const char *)h + h->tab.strs_off + off;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -126,39 +118,26 @@ static bool same_str(const char *a, const char *b)
 	return a && b ? !strcmp(a, b) : a == b;
 }
 
-/* The header's bounds: the hash says we wrote it, these keep a bug from
- * reading wild. */
-static bool bounds_ok(const struct eix_hdr *h, size_t len)
+/* The string and record bounds (pa_idx_valid checked the rest). */
+static bool strings_ok(const struct eix_hdr *h)
 {
-	const unsigned char *base = (const void *)h;
-	uint64_t n = h->n;
-	if (n >= PA_SYMB_NIL || h->tree_off % 8 || h->recs_off % 8 || h->tree_off < sizeof(*h) ||
-	    h->tree_off + n * sizeof(struct pa_symtab_node) > len || h->recs_off < sizeof(*h) ||
-	    h->recs_off + n * sizeof(struct eix_rec) > len || h->strs_off < sizeof(*h) ||
-	    h->strs_off > len || h->strs_len > len - h->strs_off || !h->strs_len ||
-	    base[h->strs_off + h->strs_len - 1] || (n ? h->root >= n : h->root != PA_SYMB_NIL))
-		return false;
+	const struct pa_idx_table *tb = &h->tab;
 	uint32_t offs[] = {h->main_path, h->debug_path, h->origin, h->symfile};
 	for (size_t i = 0; i < sizeof(offs) / sizeof(*offs); i++)
-		if (offs[i] != EIX_NONE && offs[i] >= h->strs_len)
+		if (offs[i] != EIX_NONE && offs[i] >= tb->strs_len)
 			return false;
-	const struct pa_symtab_node *tree = (const void *)(base + h->tree_off);
-	const struct eix_rec *rv = (const void *)(base + h->recs_off);
-	for (size_t i = 0; i < n; i++) {
-		const struct pa_symtab_node *x = &tree[i];
-		if (rv[i].name >= h->strs_len ||
-		    (rv[i].linkage != EIX_NONE && rv[i].linkage >= h->strs_len) ||
-		    (x->left != PA_SYMB_NIL && x->left >= n) ||
-		    (x->right != PA_SYMB_NIL && x->right >= n))
+	const struct eix_rec *rv = (const void *)((const char *)h + tb->recs_off);
+	for (size_t i = 0; i < tb->n; i++)
+		if (rv[i].name >= tb->strs_len ||
+		    (rv[i].linkage != EIX_NONE && rv[i].linkage >= tb->strs_len))
 			return false;
-	}
 	return true;
 }
 
 static void eix_fill(const struct pa_symtab *t, size_t i)
 {
 	const struct eix_hdr *h = t->map;
-	const struct eix_rec *r = (const struct eix_rec *)((const char *)h + h->recs_off) + i;
+	const struct eix_rec *r = (const struct eix_rec *)((const char *)h + h->tab.recs_off) + i;
 	struct pa_sym *s = &t->syms[i]; /* (the table's own memory: see lazy) */
 	s->start = r->start;
 	s->end = r->end;
@@ -181,26 +160,23 @@ int pa_elf_index_open(const char *idx_path, const struct pa_elfidx_src *src, str
 		goto out;
 	const struct eix_hdr *h = map;
 	rc = -EINVAL;
-	if (memcmp(h->magic, EIX_MAGIC, 8) || h->version != EIX_VERSION || h->bom != EIX_BOM ||
-	    h->ptr_size != sizeof(void *) || h->hdr_size != sizeof(*h) || h->file_len != len ||
-	    memcmp(&h->id, &want, sizeof(want)))
-		goto out;
-	if (pa_idx_hash((const unsigned char *)map + EIX_HASHED_FROM, len - EIX_HASHED_FROM) !=
-	        h->hash ||
-	    !bounds_ok(h, len) || !same_str(str_at(h, h->main_path), src->path) ||
-	    !same_str(str_at(h, h->debug_path),
-	              want.debug.size || want.debug.ino ? src->candidate : NULL) ||
+	bool debug = want.debug.size || want.debug.ino;
+	if (!pa_idx_valid(map, len, EIX_MAGIC, EIX_VERSION, sizeof(*h), &h->tab,
+	                  sizeof(struct eix_rec)) ||
+	    memcmp(&h->id, &want, sizeof(want)) || !strings_ok(h) ||
+	    !same_str(str_at(h, h->main_path), src->path) ||
+	    !same_str(str_at(h, h->debug_path), debug ? src->candidate : NULL) ||
 	    h->origin == EIX_NONE || h->symfile == EIX_NONE)
 		goto out;
 	rc = -ENOMEM;
-	size_t n = (size_t)h->n;
+	size_t n = (size_t)h->tab.n;
 	/* (calloc: pages of zeros the kernel hands out when first touched) */
 	if (n && !(t->syms = calloc(n, sizeof(*t->syms))))
 		goto out;
 	t->n = n;
-	t->root = h->root;
-	t->overlaps = h->overlaps != 0;
-	t->tree = n ? (struct pa_symtab_node *)((char *)map + h->tree_off) : NULL;
+	t->root = h->tab.root;
+	t->overlaps = h->tab.overlaps != 0;
+	t->tree = n ? (struct pa_symtab_node *)((char *)map + h->tab.tree_off) : NULL;
 	t->origin = str_at(h, h->origin);
 	t->symfile = str_at(h, h->symfile);
 	t->lazy = true;
@@ -283,31 +259,19 @@ int pa_elf_index_write(const struct pa_symtab *t, const char *idx_path,
 	bool debug = h.id.debug.size || h.id.debug.ino;
 	if ((rc = put_strings(t, src, debug, &ss, recs, &h)))
 		goto out;
-	memcpy(h.magic, EIX_MAGIC, 8);
-	h.version = EIX_VERSION;
-	h.bom = EIX_BOM;
-	h.ptr_size = sizeof(void *);
-	h.hdr_size = sizeof(h);
-	h.n = t->n;
-	h.root = t->root;
-	h.overlaps = t->overlaps;
-	h.tree_off = (sizeof(h) + 7) & ~(uint64_t)7;
-	h.recs_off = h.tree_off + t->n * sizeof(struct pa_symtab_node);
-	h.strs_off = h.recs_off + t->n * sizeof(struct eix_rec);
-	h.strs_len = ss.len;
-	h.file_len = h.strs_off + h.strs_len;
+	pa_idx_layout(&h.head, &h.tab, EIX_MAGIC, EIX_VERSION, sizeof(h), t, sizeof(struct eix_rec),
+	              ss.len);
+	const struct pa_idx_table *tb = &h.tab;
 	rc = -ENOMEM;
-	if (h.file_len > SIZE_MAX || !(file = calloc(1, (size_t)h.file_len)))
+	if (h.head.file_len > SIZE_MAX || !(file = calloc(1, (size_t)h.head.file_len)))
 		goto out;
 	if (t->n) {
-		memcpy(file + h.tree_off, t->tree, t->n * sizeof(struct pa_symtab_node));
-		memcpy(file + h.recs_off, recs, t->n * sizeof(*recs));
+		memcpy(file + tb->tree_off, t->tree, t->n * sizeof(struct pa_symtab_node));
+		memcpy(file + tb->recs_off, recs, t->n * sizeof(*recs));
 	}
-	memcpy(file + h.strs_off, ss.p, ss.len);
+	memcpy(file + tb->strs_off, ss.p, ss.len);
 	memcpy(file, &h, sizeof(h));
-	h.hash = pa_idx_hash(file + EIX_HASHED_FROM, (size_t)h.file_len - EIX_HASHED_FROM);
-	memcpy(file, &h, sizeof(h));
-	rc = pa_idx_write(idx_path, file, (size_t)h.file_len);
+	rc = pa_idx_seal_write(idx_path, file, (size_t)h.head.file_len);
 out:
 	free(file);
 	free(recs);

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,4 +219,60 @@ out:
 		free(tmp);
 	}
 	return rc;
+}
+
+#define IDX_BOM 0x01020304u
+
+void pa_idx_layout(struct pa_idx_head *h, struct pa_idx_table *tb, const char *magic,
+                   uint32_t version, size_t hdr_size, const struct pa_symtab *t, size_t rec_size,
+                   uint64_t strs_len)
+{
+	memcpy(h->magic, magic, sizeof(h->magic));
+	h->version = version;
+	h->bom = IDX_BOM;
+	h->ptr_size = sizeof(void *);
+	h->hdr_size = (uint32_t)hdr_size;
+	tb->n = t->n;
+	tb->root = t->root;
+	tb->overlaps = t->overlaps;
+	tb->tree_off = (hdr_size + 7) & ~(uint64_t)7;
+	tb->recs_off = tb->tree_off + t->n * sizeof(struct pa_symtab_node);
+	tb->strs_off = tb->recs_off + t->n * rec_size;
+	tb->strs_len = strs_len;
+	h->file_len = tb->strs_off + strs_len;
+}
+
+int pa_idx_seal_write(const char *path, unsigned char *file, size_t len)
+{
+	uint64_t hash = pa_idx_hash(file + PA_IDX_HASHED_FROM, len - PA_IDX_HASHED_FROM);
+	memcpy(file + offsetof(struct pa_idx_head, hash), &hash, sizeof(hash));
+	return pa_idx_write(path, file, len);
+}
+
+bool pa_idx_valid(const void *map, size_t len, const char *magic, uint32_t version, size_t hdr_size,
+                  const struct pa_idx_table *tb, size_t rec_size)
+{
+	const struct pa_idx_head *h = map;
+	const unsigned char *base = map;
+	if (len < hdr_size || memcmp(h->magic, magic, sizeof(h->magic)) || h->version != version ||
+	    h->bom != IDX_BOM || h->ptr_size != sizeof(void *) || h->hdr_size != hdr_size ||
+	    h->file_len != len ||
+	    pa_idx_hash(base + PA_IDX_HASHED_FROM, len - PA_IDX_HASHED_FROM) != h->hash)
+		return false;
+	/* the hash says we wrote it; the bounds keep a bug from reading wild */
+	uint64_t n = tb->n;
+	size_t rec_align = rec_size % 8 ? 4 : 8;
+	if (n >= PA_SYMB_NIL || tb->tree_off % 8 || tb->recs_off % rec_align ||
+	    tb->tree_off < hdr_size || tb->tree_off + n * sizeof(struct pa_symtab_node) > len ||
+	    tb->recs_off < hdr_size || tb->recs_off + n * rec_size > len ||
+	    tb->strs_off < hdr_size || tb->strs_off > len || tb->strs_len > len - tb->strs_off ||
+	    (tb->strs_len ? base[tb->strs_off + tb->strs_len - 1] != 0 : n != 0) ||
+	    (n ? tb->root >= n : tb->root != PA_SYMB_NIL))
+		return false;
+	const struct pa_symtab_node *tree = (const void *)(base + tb->tree_off);
+	for (size_t i = 0; i < n; i++)
+		if ((tree[i].left != PA_SYMB_NIL && tree[i].left >= n) ||
+		    (tree[i].right != PA_SYMB_NIL && tree[i].right >= n))
+			return false;
+	return true;
 }

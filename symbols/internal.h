@@ -120,6 +120,35 @@ char *pa_idx_cache_dir(const char *sub, const char *off_env);
 char *pa_idx_name(const char *dir, const uint8_t *bid, size_t len, const char *src_path);
 int pa_idx_map(const char *path, size_t min_len, void **map, size_t *len);
 int pa_idx_write(const char *path, const void *buf, size_t len);
+/* What every index starts with (its first PA_IDX_HASHED_FROM bytes), and
+ * the sections of the table it holds: the header, n frozen tree nodes, n
+ * records of the format's, the strings (NUL-terminated). */
+struct pa_idx_head {
+	char magic[8];
+	uint32_t version, bom, ptr_size, hdr_size;
+	uint64_t file_len;
+	uint64_t hash; /* of the bytes after this part */
+};
+#define PA_IDX_HASHED_FROM sizeof(struct pa_idx_head)
+struct pa_idx_table {
+	uint64_t n, strs_len;
+	uint32_t root, overlaps;
+	uint64_t tree_off, recs_off, strs_off;
+};
+/* h (but its hash) and tb for t's table, records of rec_size bytes and
+ * strs_len bytes of strings after a header of hdr_size; the index's
+ * length in h->file_len. */
+void pa_idx_layout(struct pa_idx_head *h, struct pa_idx_table *tb, const char *magic,
+                   uint32_t version, size_t hdr_size, const struct pa_symtab *t, size_t rec_size,
+                   uint64_t strs_len);
+/* The index file (len bytes, its header in place) hashed, then written
+ * with pa_idx_write. */
+int pa_idx_seal_write(const char *path, unsigned char *file, size_t len);
+/* Is the mapped index (len bytes) one of this magic, version and header
+ * size, made here (byte order, pointer size), whole (length and hash),
+ * its sections, root and tree links within it and its strings ended? */
+bool pa_idx_valid(const void *map, size_t len, const char *magic, uint32_t version, size_t hdr_size,
+                  const struct pa_idx_table *tb, size_t rec_size);
 /* The running program's GNU build-id (its first 20 bytes): 0, or -ENOENT
  * when it has none. An index records it, so that one made by other code
  * is not used. */

@@ -52,9 +52,7 @@
 
 #define KSX_MAGIC       "PAKSYMIX"
 #define KSX_VERSION     1u
-#define KSX_BOM         0x01020304u
 #define KSX_NOMOD       UINT32_MAX
-#define KSX_HASHED_FROM 40 /* bytes before this are not hashed */
 
 _Static_assert(sizeof(struct pa_symtab_node) == 24, "index layout");
 
@@ -70,17 +68,10 @@ struct ksx_ident {
 };
 
 struct ksx_hdr {
-	char magic[8];
-	uint32_t version, bom, ptr_size, hdr_size;
-	uint64_t file_len;
-	uint64_t hash; /* of bytes [KSX_HASHED_FROM, file_len) */
+	struct pa_idx_head head;
 	struct ksx_ident id;
-	uint64_t n, strs_len;
-	uint32_t root, overlaps;
-	uint64_t tree_off, recs_off, strs_off;
+	struct pa_idx_table tab;
 };
-
-_Static_assert(offsetof(struct ksx_hdr, id) == KSX_HASHED_FROM, "hashed part");
 
 struct ksx_rec {
 	uint32_t name, mod;
@@ -163,30 +154,21 @@ int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t
 	rc = -EINVAL;
 	const unsigned char *base = map;
 	const struct ksx_hdr *h = map;
-	if (memcmp(h->magic, KSX_MAGIC, 8) || h->version != KSX_VERSION || h->bom != KSX_BOM ||
-	    h->ptr_size != sizeof(void *) || h->hdr_size != sizeof(*h) || h->file_len != len ||
+	const struct pa_idx_table *tb = &h->tab;
+	if (!pa_idx_valid(map, len, KSX_MAGIC, KSX_VERSION, sizeof(*h), tb,
+	                  sizeof(struct ksx_rec)) ||
 	    memcmp(&h->id, &want, sizeof(want)))
 		goto out;
-	if (pa_idx_hash(base + KSX_HASHED_FROM, len - KSX_HASHED_FROM) != h->hash)
-		goto out;
-	/* the hash says we wrote it; the bounds keep a bug from reading wild */
-	uint64_t n = h->n;
-	if (n >= PA_SYMB_NIL || h->tree_off % 8 || h->recs_off % 4 || h->tree_off < sizeof(*h) ||
-	    h->tree_off + n * sizeof(struct pa_symtab_node) > len || h->recs_off < sizeof(*h) ||
-	    h->recs_off + n * sizeof(struct ksx_rec) > len || h->strs_off < sizeof(*h) ||
-	    h->strs_off > len || h->strs_len > len - h->strs_off ||
-	    (n && (!h->strs_len || base[h->strs_off + h->strs_len - 1])) ||
-	    (n ? h->root >= n : h->root != PA_SYMB_NIL))
-		goto out;
+	uint64_t n = tb->n;
 	rc = -ENOMEM;
 	if (!(t = pa_symtab_new(PA_SYMTAB_KALLSYMS)))
 		goto out;
 	t->origin = "kallsyms";
 	t->symfile = pa_arena_strdup(&t->arena, src_path);
 	t->n = (size_t)n;
-	t->root = h->root;
-	t->overlaps = h->overlaps != 0;
-	t->tree = (struct pa_symtab_node *)(base + h->tree_off);
+	t->root = tb->root;
+	t->overlaps = tb->overlaps != 0;
+	t->tree = (struct pa_symtab_node *)(base + tb->tree_off);
 	/* (calloc: pages of zeros the kernel hands out when first touched) */
 	t->lazy = true;
 	t->fill = ksx_fill;
@@ -197,15 +179,11 @@ int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t
 	if (!t->symfile || (n && (!t->syms || !t->modules)))
 		goto out;
 	rc = -EINVAL;
-	const struct ksx_rec *rv = (const struct ksx_rec *)(base + h->recs_off);
-	for (size_t i = 0; i < n; i++) {
-		const struct pa_symtab_node *x = &t->tree[i];
-		const struct ksx_rec *r = &rv[i];
-		if (r->name >= h->strs_len || (r->mod != KSX_NOMOD && r->mod >= h->strs_len) ||
-		    (x->left != PA_SYMB_NIL && x->left >= n) ||
-		    (x->right != PA_SYMB_NIL && x->right >= n))
+	const struct ksx_rec *rv = (const struct ksx_rec *)(base + tb->recs_off);
+	for (size_t i = 0; i < n; i++)
+		if (rv[i].name >= tb->strs_len ||
+		    (rv[i].mod != KSX_NOMOD && rv[i].mod >= tb->strs_len))
 			goto out;
-	}
 	t->map = map;
 	t->map_len = len;
 	map = MAP_FAILED;
@@ -223,8 +201,8 @@ static void ksx_fill(const struct pa_symtab *t, size_t i)
 {
 	const unsigned char *base = t->map;
 	const struct ksx_hdr *h = t->map;
-	const struct ksx_rec *r = (const struct ksx_rec *)(base + h->recs_off) + i;
-	const char *strs = (const char *)(base + h->strs_off);
+	const struct ksx_rec *r = (const struct ksx_rec *)(base + h->tab.recs_off) + i;
+	const char *strs = (const char *)(base + h->tab.strs_off);
 	const struct pa_symtab_node *x = &t->tree[i];
 	struct pa_sym *s = &t->syms[i]; /* (the table's own memory: see lazy) */
 	s->start = x->start;
@@ -308,27 +286,17 @@ int pa_ksym_index_write(const struct pa_symtab *t, const char *idx_path, const c
 	rc = -E2BIG;
 	if (names_len + ms.len >= UINT32_MAX)
 		goto out;
-	memcpy(h.magic, KSX_MAGIC, 8);
-	h.version = KSX_VERSION;
-	h.bom = KSX_BOM;
-	h.ptr_size = sizeof(void *);
-	h.hdr_size = sizeof(h);
-	h.n = t->n;
-	h.root = t->root;
-	h.overlaps = t->overlaps;
-	h.tree_off = (sizeof(h) + 7) & ~(uint64_t)7;
-	h.recs_off = h.tree_off + t->n * sizeof(struct pa_symtab_node);
-	h.strs_off = h.recs_off + t->n * sizeof(struct ksx_rec);
-	h.strs_len = names_len + ms.len;
-	h.file_len = h.strs_off + h.strs_len;
+	pa_idx_layout(&h.head, &h.tab, KSX_MAGIC, KSX_VERSION, sizeof(h), t, sizeof(struct ksx_rec),
+	              names_len + ms.len);
+	const struct pa_idx_table *tb = &h.tab;
 	rc = -ENOMEM;
-	if (h.file_len > SIZE_MAX || !(file = malloc((size_t)h.file_len)))
+	if (h.head.file_len > SIZE_MAX || !(file = malloc((size_t)h.head.file_len)))
 		goto out;
-	memset(file, 0, (size_t)h.tree_off);
+	memset(file, 0, (size_t)tb->tree_off);
 	if (t->n)
-		memcpy(file + h.tree_off, t->tree, t->n * sizeof(struct pa_symtab_node));
-	struct ksx_rec *recs = (struct ksx_rec *)(file + h.recs_off);
-	char *strs = (char *)(file + h.strs_off);
+		memcpy(file + tb->tree_off, t->tree, t->n * sizeof(struct pa_symtab_node));
+	struct ksx_rec *recs = (struct ksx_rec *)(file + tb->recs_off);
+	char *strs = (char *)(file + tb->strs_off);
 	uint32_t pos = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct pa_sym *s = &t->syms[i];
@@ -347,10 +315,7 @@ int pa_ksym_index_write(const struct pa_symtab *t, const char *idx_path, const c
 	for (size_t j = 0; j < ms.n; j++)
 		memcpy(strs + names_len + ms.off[j], ms.name[j], strlen(ms.name[j]) + 1);
 	memcpy(file, &h, sizeof(h));
-	h.hash = pa_idx_hash(file + KSX_HASHED_FROM, (size_t)h.file_len - KSX_HASHED_FROM);
-	memcpy(file, &h, sizeof(h));
-
-	rc = pa_idx_write(idx_path, file, (size_t)h.file_len);
+	rc = pa_idx_seal_write(idx_path, file, (size_t)h.head.file_len);
 out:
 	free(file);
 	pa_u64map_release(&ms.by_hash);

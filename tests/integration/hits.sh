@@ -11,9 +11,7 @@
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_python
-export HOME=$WORK/home
-mkdir -p "$HOME" || exit 1
-unset DEBUGINFOD_URLS
+private_home
 cd "$WORK" || exit 1
 GOLD=$TESTDATA/golden/hits
 
