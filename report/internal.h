@@ -39,13 +39,18 @@ struct bucket {
 };
 
 /* Direct-mapped front cache: a repeated (thread, ip, ...) goes straight
- * to its bucket while no address space changed. */
+ * to its bucket while no address space changed. The repeats' sums wait in
+ * the slot (period, count) and go to the bucket when the slot is taken or
+ * the stream ends: a repeat then touches its slot alone, not also its
+ * bucket, a second cache miss (one cache line a slot). */
 struct fast_slot {
 	uint64_t ip, generation;
 	const void *thread;
 	const char *comm;
+	uint64_t period;
 	uint32_t cpu, evsel_mode; /* evsel << 8 | cpumode */
-	uint32_t bucket;          /* UINT32_MAX: filtered out */
+	uint32_t bucket;
+	uint32_t count;
 	uint32_t valid;
 };
 #define FAST_SLOTS 8192

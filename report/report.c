@@ -341,6 +341,17 @@ static int grow_totals(struct pa_report *r, unsigned n)
 	return 0;
 }
 
+/* A slot's waiting sums to its bucket. */
+static void fast_flush(struct pa_report *r, struct fast_slot *fs)
+{
+	if (!fs->valid || !fs->count)
+		return;
+	r->buckets[fs->bucket].period += fs->period;
+	r->buckets[fs->bucket].count += fs->count;
+	fs->period = 0;
+	fs->count = 0;
+}
+
 static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *ev,
 				   const struct pa_thread *t, uint32_t cpu, uint32_t evsel_mode)
 {
@@ -383,10 +394,11 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	struct fast_slot *fs = fast_slot(r, ev, t, cpu, evsel_mode);
 	if (fs->valid && fs->ip == ev->sample.ip && fs->thread == t && fs->comm == comm &&
 	    fs->cpu == cpu && fs->evsel_mode == evsel_mode && fs->generation == gen) {
-		r->buckets[fs->bucket].period += period;
-		r->buckets[fs->bucket].count++;
+		fs->period += period;
+		fs->count++;
 		return r->ordered ? pa_report_log_samples(r, fs->bucket, period, 1) : 0;
 	}
+	fast_flush(r, fs);
 	/* A filtered sample still makes (or joins) an entry, hidden unless an
 	 * unfiltered one made it first: perf's entries merge samples by key
 	 * alone, and some filters (guest samples) are not keys. */
@@ -470,6 +482,8 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 	if (r->opts.show_threads && pa_readvals_start(r))
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	int ret = pa_session_process(r->session, on_sample, r, err);
+	for (size_t i = 0; !r->chains && !r->branch && i < FAST_SLOTS; i++)
+		fast_flush(r, &r->fast[i]);
 	int sret = r->chains ? pa_stream_finish(r) : 0;
 	if (!ret && sret)
 		ret = sret;
