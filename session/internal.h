@@ -61,9 +61,19 @@ struct pa_session {
 /* session.c: an event, in order, applied to the model or handed to the
  * callbacks */
 int pa_session_deliver(struct pa_session *s, const struct pa_event *ev);
-/* the hit pass's sample: its thread found or made, its DSO marked hit */
-int pa_session_deliver_hit(struct pa_session *s, int32_t pid, int32_t tid, uint16_t misc,
-                           uint64_t ip);
+/* the hit pass's sample: its thread found or made, its DSO marked hit.
+ * memo: the previous hit's thread and map, so that a run of samples of
+ * one thread in one map (a CPU buffer's) is resolved once; zeroed by the
+ * caller whenever a record that changes threads or maps may have been
+ * applied since. */
+struct pa_hit_memo {
+	struct pa_thread *t;
+	const struct pa_map *map;
+	int32_t pid, tid;
+	uint8_t cpumode;
+};
+int pa_session_deliver_hit(struct pa_session *s, struct pa_hit_memo *memo, int32_t pid, int32_t tid,
+                           uint16_t misc, uint64_t ip);
 /* would delivering a sample of (pid, tid) leave the threads as they are
  * (its thread known, and its pid not taken from the sample)? */
 bool pa_session_hit_settled(struct pa_session *s, int32_t pid, int32_t tid);

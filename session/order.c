@@ -572,6 +572,7 @@ static int flush_hits(struct pa_session *s, uint64_t limit)
 	if (nw > 1 && (nside || !settled))
 		qsort(s->htmp, nw, sizeof(*s->htmp), hit_cmp);
 	struct pa_event ev = {0}, rev = {0};
+	struct pa_hit_memo memo = {0};
 	uint64_t last = 0;
 	int ret = 0;
 	size_t i = 0, j = 0;
@@ -580,12 +581,13 @@ static int flush_hits(struct pa_session *s, uint64_t limit)
 		for (; !ret && j < nw && (!e || hit_before(&s->htmp[j], e)); j++) {
 			const struct qhit *h = &s->htmp[j];
 			last = h->time > last ? h->time : last;
-			ret = pa_session_deliver_hit(s, h->pid, h->tid, h->misc, h->ip);
+			ret = pa_session_deliver_hit(s, &memo, h->pid, h->tid, h->misc, h->ip);
 		}
 		if (ret || !e)
 			break;
 		last = e->time > last ? e->time : last;
 		ret = deliver_entry(s, e, &ev, &rev);
+		memo = (struct pa_hit_memo){0}; /* (it may change threads and maps) */
 		i++;
 	}
 	if (i || j)

@@ -909,17 +909,29 @@ static void progress_tick(struct pa_session *s)
 		s->opts.progress(s->opts.progress_ctx, pa_session_input_pos(s), s->nr_samples, false);
 }
 
-int pa_session_deliver_hit(struct pa_session *s, int32_t pid, int32_t tid, uint16_t misc,
-                           uint64_t ip)
+int pa_session_deliver_hit(struct pa_session *s, struct pa_hit_memo *m, int32_t pid, int32_t tid,
+                           uint16_t misc, uint64_t ip)
 {
 	progress_tick(s);
-	struct pa_thread *t = findnew_thread(s, host(s), pid, tid);
-	if (!t)
-		return -ENOMEM;
 	s->nr_samples++;
+	uint8_t mode = misc & PA_MISC_CPUMODE_MASK;
+	/* (findnew_thread again with the same pid and tid changes nothing) */
+	bool same = m->t && m->pid == pid && m->tid == tid;
+	if (same && m->map && m->cpumode == mode && ip >= m->map->start && ip < m->map->end)
+		return 0; /* its DSO is marked already */
+	if (!same) {
+		struct pa_thread *t = findnew_thread(s, host(s), pid, tid);
+		if (!t)
+			return -ENOMEM;
+		*m = (struct pa_hit_memo){.t = t, .pid = pid, .tid = tid};
+	}
 	struct pa_addr_loc loc;
-	if (pa_session_find_map(s, t, misc & PA_MISC_CPUMODE_MASK, ip, &loc))
+	m->map = NULL;
+	m->cpumode = mode;
+	if (pa_session_find_map(s, m->t, mode, ip, &loc)) {
 		loc.dso->hit = true;
+		m->map = loc.map;
+	}
 	return 0;
 }
 

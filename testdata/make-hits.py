@@ -17,8 +17,10 @@ writes them, so that the order in time differs from the order in the file:
   with no maps: no hit), its second pid 100 (then the thread joins
   process 100's maps); in the file the second comes first, which would
   make the first land in libe;
-- libf: mapped, never sampled.
-So perf buildid-list --with-hits lists liba, libc and libd.
+- libf: mapped, never sampled;
+- libg: mapped over libd's addresses in a round of libd's samples; the
+  samples after it are libg's.
+So perf buildid-list --with-hits lists liba, libc, libd and libg.
 """
 import struct
 import sys
@@ -28,7 +30,7 @@ ST = 0x1 | 0x2 | 0x4 | 0x100  # IP TID TIME PERIOD
 SAMPLE_ID_ALL = 1 << 18
 MISC_USER = 2
 MISC_MMAP_BUILD_ID = 1 << 14
-LIBS = "abcdef"
+LIBS = "abcdefg"
 
 
 def base(lib):
@@ -52,9 +54,9 @@ def comm(t, name):
     return rec(3, 0, struct.pack("<II", PID, PID) + padded(name) + trailer(PID, PID, t))
 
 
-def mmap2(t, lib):
+def mmap2(t, lib, at=None):
     bid = bytes([0xA0 + LIBS.index(lib)]) * 20
-    body = struct.pack("<IIQQQ", PID, PID, base(lib), 0x100000, 0)
+    body = struct.pack("<IIQQQ", PID, PID, base(at or lib), 0x100000, 0)
     body += struct.pack("<B3x20s", 20, bid) + struct.pack("<II", 5, 2)  # r-x, private
     body += padded(f"/opt/hits/lib{lib}.so") + trailer(PID, PID, t)
     return rec(10, MISC_USER | MISC_MMAP_BUILD_ID, body)
@@ -95,6 +97,11 @@ def records():
         for i in range(16):
             yield sample(200 + 100 * r + (i * 7) % 16, "d")
         yield finished_round()
+    # libg over libd, between samples of the same thread at those addresses
+    yield sample(500, "d")
+    yield mmap2(505, "g", at="d")
+    yield sample(510, "d")
+    yield finished_round()
 
 
 def main(out):

@@ -2,7 +2,8 @@
 # buildid-list --with-hits on a recording whose DSO hits depend on the
 # order of its records (testdata/make-hits.py): a sample a round before
 # its library's MMAP2, samples and MMAP2s of equal time either way round,
-# a thread whose first sample in time (not in the file) decides its maps.
+# a thread whose first sample in time (not in the file) decides its maps,
+# a library mapped over another between two samples of one thread.
 # pa marks hits in a pass that orders samples only against such records
 # (session/order.c, struct qhit); its list must be perf's, compared with
 # perf when it is here and always with the golden copy of perf 6.1's
@@ -28,17 +29,17 @@ for opt in --with-hits ""; do
 		same "buildid-list $opt (perf)" "$tag.perf" "$tag.pa"
 	fi
 done
-# The recording must test the order: the golden list names three of the
-# six libraries, and not the ones the file's order alone would hit.
+# The recording must test the order: the golden list names four of the
+# seven libraries, and not the ones the file's order alone would hit.
 CHECKS=$((CHECKS + 1))
-grep -c '/opt/hits/lib[acd]\.so$' list-hits.pa | grep -qx 3 &&
+grep -c '/opt/hits/lib[acdg]\.so$' list-hits.pa | grep -qx 4 &&
 	! grep -q '/opt/hits/lib[bef]\.so$' list-hits.pa ||
-	fail "hits: expected liba, libc and libd alone: $(tr '\n' ' ' <list-hits.pa)"
+	fail "hits: expected liba, libc, libd and libg alone: $(tr '\n' ' ' <list-hits.pa)"
 
 # The report's DSOs with samples (its own ordered path) are the same ones.
 if pa report -i hits.data --stdio --no-children --sort dso -F dso >rep 2>rep.err; then
-	grep -o 'lib[a-f]\.so' rep | sort >rep.dsos
-	grep -o 'lib[a-f]\.so' list-hits.pa | sort >list.dsos
+	grep -o 'lib[a-g]\.so' rep | sort >rep.dsos
+	grep -o 'lib[a-g]\.so' list-hits.pa | sort >list.dsos
 	[ -s rep.dsos ] || fail "pa report names none of the libraries"
 	same "report's DSOs with samples" rep.dsos list.dsos
 else
