@@ -535,11 +535,11 @@ static bool hit_before(const struct qhit *h, const struct qent *e)
 }
 
 /* The round's samples (time <= limit) into htmp in arrival order, the
- * others kept; how many went, and whether any would change the threads. */
+ * others kept; how many went, and (when *settled comes in true) whether
+ * none would change the threads. */
 static size_t take_hits(struct pa_session *s, uint64_t limit, bool *settled)
 {
 	size_t w = 0, keep = 0;
-	*settled = true;
 	for (size_t i = 0; i < s->nh; i++) {
 		struct qhit h = s->hits[i];
 		if (h.time > limit) {
@@ -567,9 +567,9 @@ static int flush_hits(struct pa_session *s, uint64_t limit)
 		while (nside < s->nq && s->queue[nside].time <= limit)
 			nside++;
 	}
-	bool settled;
+	bool settled = !nside; /* (with side records: sorted anyway) */
 	size_t nw = take_hits(s, limit, &settled);
-	if (nw > 1 && (nside || !settled))
+	if (nw > 1 && !settled)
 		qsort(s->htmp, nw, sizeof(*s->htmp), hit_cmp);
 	struct pa_event ev = {0}, rev = {0};
 	struct pa_hit_memo memo = {0};
