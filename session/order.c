@@ -417,7 +417,11 @@ static int deliver_queued(struct pa_session *s, const struct qent *e, struct pa_
 static void sort_queue(struct pa_session *s)
 {
 	struct qent *a = s->queue, *t = s->qtmp;
-	size_t n = s->nq;
+	size_t n = s->nq, m = 1;
+	while (m < n && a[m].time >= a[m - 1].time)
+		m++;
+	if (m >= n)
+		return; /* in order already (one CPU's, or a single-process round) */
 	for (;;) {
 		size_t runs = 0, i = 0, out = 0;
 		while (i < n) {
