@@ -26,10 +26,12 @@
  * Format (host byte order, 8-aligned sections, offsets from the file start):
  *   header  magic "PAKSYMIX", version, byte-order mark, pointer size,
  *           header size, file length, hash of everything after the hash;
- *           then the source's identity (kernel build-id; the kallsyms file's
- *           size and mtime, or for a file without a size such as
- *           /proc/kallsyms the boot id and a hash of /proc/modules' names
- *           and sizes) and the table's n, root, overlaps and section offsets
+ *           then the source's identity (the pa binary's own build-id, so
+ *           that a table made by other code is not used; the kernel's
+ *           build-id; the kallsyms file's size and mtime, or for a file
+ *           without a size such as /proc/kallsyms the boot id and a hash
+ *           of /proc/modules' names and sizes) and the table's n, root,
+ *           overlaps and section offsets
  *   tree    n struct pa_symtab_node (perf's-space start/end, children)
  *   recs    n { name offset, module offset or UINT32_MAX, binding, type }
  *   strs    NUL-terminated names and module names
@@ -51,13 +53,15 @@
 #include <unistd.h>
 
 #define KSX_MAGIC       "PAKSYMIX"
-#define KSX_VERSION     1u
+#define KSX_VERSION     2u
 #define KSX_NOMOD       UINT32_MAX
 
 _Static_assert(sizeof(struct pa_symtab_node) == 24, "index layout");
 
 /* What the index was made from: equal or the index is not used. */
 struct ksx_ident {
+	uint8_t pa_id[20]; /* the running pa's build-id (pa_idx_self_id) */
+	uint32_t pad;
 	uint8_t build_id[64];
 	uint32_t build_id_len;
 	uint32_t from_proc; /* 1: size-less file (boot id + modules), 0: size/mtime */
@@ -104,6 +108,8 @@ static int ident_of(const char *path, const uint8_t *bid, size_t bid_len, struct
 	memset(id, 0, sizeof(*id));
 	if (!bid_len || bid_len > sizeof(id->build_id))
 		return -EINVAL;
+	if (pa_idx_self_id(id->pa_id))
+		return -ENOENT; /* no build-id of our own: no index */
 	if (stat(path, &st))
 		return -errno;
 	memcpy(id->build_id, bid, bid_len);
