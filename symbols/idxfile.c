@@ -10,7 +10,6 @@
  */
 #include "symbols/internal.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -47,27 +46,12 @@ uint64_t pa_idx_hash(const unsigned char *p, size_t n)
 static int self_id_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	uint8_t *out = arg;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
-		size_t off = 0;
-		while (off + sizeof(ElfW(Nhdr)) <= ph->p_memsz) {
-			ElfW(Nhdr) nh;
-			memcpy(&nh, p + off, sizeof(nh));
-			size_t name = off + sizeof(nh), desc = name + ((nh.n_namesz + 3) & ~3u);
-			size_t next = desc + ((nh.n_descsz + 3) & ~3u);
-			if (next > ph->p_memsz || next <= off)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp(p + name, "GNU", 4) && nh.n_descsz) {
-				memcpy(out, p + desc, nh.n_descsz < 20 ? nh.n_descsz : 20);
-				return 2; /* found */
-			}
-			off = next;
-		}
+		if (ph->p_type == PT_NOTE &&
+		    pa_note_gnu_build_id((const void *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz,
+		                         ph->p_align == 8 ? 8 : 4, false, arg, 20))
+			return 2; /* found */
 	}
 	return 1;
 }
