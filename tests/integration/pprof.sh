@@ -437,9 +437,10 @@ if export_pprof "fresh" fresh.pb.gz fresh.data; then
 	pprof -raw fresh.pb.gz >fresh.raw
 	pprof_flat fresh.pb.gz 0 >fresh.flat
 	# the program's functions with samples, as pa report finds them (not
-	# a guess of where this recording's samples fell)
+	# a guess of where this recording's samples fell; an address with no
+	# symbol, such as a PLT stub's, is no function pprof names)
 	pa report -i fresh.data --stdio -q --no-children -g none --dsos prog --sort sym 2>/dev/null |
-		awk '$2 == "[.]" {print $3}' | LC_ALL=C sort -u >fresh.fns
+		awk '$2 == "[.]" && $3 !~ /^0x/ {print $3}' | LC_ALL=C sort -u >fresh.fns
 	[ -s fresh.fns ] || note "fresh: no sample in the program itself"
 	while read -r fn; do
 		CHECKS=$((CHECKS + 1))
