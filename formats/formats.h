@@ -530,6 +530,11 @@ struct pa_event {
  * values; none of a sample's payload (call chain, registers, stack...).
  * 0 or -ENOMEM. */
 int pa_event_keep(struct pa_arena *a, struct pa_event *dst, const struct pa_event *src);
+/* A decoded sample's arrays that may lie in the reader's scratch space
+ * (call chain, branch entries and counters, registers, read values)
+ * copied to a and pointed to there, so that the event outlives the next
+ * decode. 0 or -ENOMEM. */
+int pa_event_keep_arrays(struct pa_arena *a, struct pa_event *ev);
 
 enum pa_file_mode { PA_FILE_MODE_FILE, PA_FILE_MODE_PIPE };
 
@@ -575,8 +580,12 @@ int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err);
  * set, into *ev, as pa_file_next() did (so a reader can keep a pointer in
  * place of a copy). It reuses the reader's scratch space: what the last
  * event pa_file_next() gave points to there (a byte-swapped or unaligned
- * array) is no longer valid. 0, or negative with *err filled. */
+ * array) is no longer valid. 0, or negative with *err filled.
+ * pa_file_decoded_in_place: whether the last event decoded points into
+ * the mapped file only (not the scratch space), so that it stays valid
+ * while others are decoded. */
 int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, struct pa_err *err);
+bool pa_file_decoded_in_place(const struct pa_file *f);
 /* While on, a sample that pa_file_next() would give with ev->raw set comes
  * lazy (its time and event only: pa_event.lazy), for a reader that orders
  * samples by time and decodes them when it delivers them. Off at open. */

@@ -1202,6 +1202,11 @@ int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, 
 	return pa_rec_decode(f, ev, rec, ev->size, err);
 }
 
+bool pa_file_decoded_in_place(const struct pa_file *f)
+{
+	return !f->scratch.used;
+}
+
 int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err)
 {
 	ev->raw = NULL;

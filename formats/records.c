@@ -752,6 +752,32 @@ static __attribute__((noinline)) int decode_any(struct pa_file *f, struct pa_eve
 			     size);
 }
 
+/* *p (n u64) copied to a, or -ENOMEM. */
+static int keep_u64s(struct pa_arena *a, const uint64_t **p, uint64_t n)
+{
+	if (!*p || !n)
+		return 0;
+	uint64_t *v = pa_arena_alloc_raw(a, (size_t)n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, *p, (size_t)n * sizeof(*v));
+	*p = v;
+	return 0;
+}
+
+int pa_event_keep_arrays(struct pa_arena *a, struct pa_event *ev)
+{
+	struct pa_sample *s = &ev->sample;
+	return keep_u64s(a, &s->callchain, s->callchain_nr) ||
+	               keep_u64s(a, &s->branch.entries, s->branch.nr * 3) ||
+	               keep_u64s(a, &s->branch.counters, s->branch.nr) ||
+	               keep_u64s(a, &s->user_regs.regs, s->user_regs.nr) ||
+	               keep_u64s(a, &s->intr_regs.regs, s->intr_regs.nr) ||
+	               keep_u64s(a, &s->read.values, s->read.nr_values)
+	           ? -ENOMEM
+	           : 0;
+}
+
 int pa_event_keep(struct pa_arena *a, struct pa_event *dst, const struct pa_event *src)
 {
 	*dst = *src;

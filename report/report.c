@@ -360,6 +360,12 @@ static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *e
 	return &r->fast[h & (FAST_SLOTS - 1)];
 }
 
+bool pa_report_sample_counted(struct pa_report *r, const struct pa_event *ev)
+{
+	uint32_t cpu = (ev->sample.type & PA_SAMPLE_CPU) ? ev->sample.cpu : UINT32_MAX;
+	return pa_filter_evsel(&r->filter, ev->evsel, ev->evsel ? ev->evsel->idx : 0) &&
+	       pa_filter_cpu_time(&r->filter, cpu, ev->sample.time);
+}
 
 static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 		     struct pa_thread *t, const struct pa_addr_loc *al)
@@ -462,6 +468,8 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		r->need_cpu |= r->keys[i] == K_CPU;
 	if (r->chains && pa_stream_start(r))
 		return pa_err_set(err, -ENOMEM, "out of memory");
+	if (r->chains && unwinds(r->session))
+		pa_stream_unwind_ahead(r);
 	r->fast = calloc(FAST_SLOTS, sizeof(*r->fast));
 	if (!r->fast || grow_totals(r, pa_file_nr_evsels(f) + 1))
 		return pa_err_set(err, -ENOMEM, "out of memory");

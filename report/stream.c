@@ -568,21 +568,24 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	return 0;
 }
 
-/* ---- lifecycle ------------------------------------------------------------- */
-
-/* A slot per KB of samples, within [SLOTS_MIN, SLOTS_MAX]; the most for a
- * pipe (no size known). (A slot per 128 bytes made a 1 MB file's report
- * fault in 4 MB of caches its few samples spread over: 27 ms -> 20 ms,
- * paired runs; files from 16 MB up get SLOTS_MAX either way.) */
-static uint32_t cache_slots(uint64_t data_size)
+/* The session's ahead callback: the run's samples that will be chained
+ * (all that on_sample counts) unwound ahead. */
+static int unwind_ahead(void *ctx, struct pa_session *s, const struct pa_event *evs, size_t n)
 {
-	uint32_t n = SLOTS_MIN;
-	if (!data_size)
-		return SLOTS_MAX;
-	while (n < SLOTS_MAX && (uint64_t)n * 1024 < data_size)
-		n *= 2;
-	return n;
+	struct pa_report *r = ctx;
+	bool wanted[PA_SESSION_AHEAD_MAX];
+	for (size_t k = 0; k < n; k++)
+		wanted[k] = !r->branch && pa_report_sample_counted(r, &evs[k]);
+	return pa_chainer_ahead(r->stream->chainer, s, evs, n, wanted);
 }
+
+void pa_stream_unwind_ahead(struct pa_report *r)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1 && !r->opts.no_threads)
+		pa_session_set_ahead_fn(r->session, unwind_ahead, r);
+}
+
+/* ---- lifecycle ------------------------------------------------------------- */
 
 int pa_stream_start(struct pa_report *r)
 {
@@ -590,11 +593,16 @@ int pa_stream_start(struct pa_report *r)
 	if (!st)
 		return -ENOMEM;
 	r->stream = st;
-	st->nslots = cache_slots(pa_file_layout(pa_session_file(r->session))->data_size);
+	uint64_t data_size = pa_file_layout(pa_session_file(r->session))->data_size;
+	/* a slot per KB of samples; the most for a pipe (no size known). (A
+	 * slot per 128 bytes made a 1 MB file's report fault in 4 MB of
+	 * caches its few samples spread over: 27 ms -> 20 ms, paired runs;
+	 * files from 16 MB up get SLOTS_MAX either way.) */
+	st->nslots = pa_slots_for(data_size, 1024, SLOTS_MIN, SLOTS_MAX);
 	st->samples_mem = calloc(st->nslots + 1, sizeof(*st->samples_cache));
 	st->samples_cache =
 	    (struct sample_slot *)(uintptr_t)PA_ALIGN_UP((uintptr_t)st->samples_mem, 64);
-	st->chainer = pa_chainer_new(r->res, r->cg.max_stack, r->cg.caller);
+	st->chainer = pa_chainer_new(r->res, r->cg.max_stack, r->cg.caller, data_size);
 	/* (an empty key slot has no thread: it matches no record) */
 	st->keys = calloc(st->nslots, sizeof(*st->keys));
 	if (!st->samples_mem || !st->chainer || !st->keys)

@@ -17,9 +17,11 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
-#define FRAME_SLOTS 16384
+#define FRAME_SLOTS_MAX 16384u /* a power of two */
+#define FRAME_SLOTS_MIN 1024u
 #define MEMO_SLOTS  64  /* threads whose last chain is remembered */
 #define MEMO_DEPTH  128 /* ... from the outermost caller */
 
@@ -40,25 +42,49 @@ struct chain_memo {
 	uint8_t mode[MEMO_DEPTH]; /* the cpumode raw[k] was resolved in */
 };
 
+/* A sample unwound ahead of its delivery (pa_chainer_ahead). */
+struct ahead {
+	const struct pa_event *ev;
+	const void *stack; /* the sample's (with ev, what identifies it) */
+	uint64_t time;
+	struct pa_thread *t;
+	uint32_t n; /* entries at ips + k * max_stack */
+};
+
 struct pa_chainer {
 	struct pa_resolver *r;
 	int max_stack;
 	bool caller;
 	struct frame_slot *frames;
+	uint32_t frame_mask; /* slots - 1 */
 	struct chain_memo *memo;
 	struct pa_unwind *unwind; /* made at the first sample with a stack copy */
 	bool unwind_tried;
 	uint64_t *uips; /* one sample's unwound user entries */
 	size_t cap_uips;
+	/* unwinding ahead: the second instance (the helper thread's), the
+	 * run's samples [0, nr_ahead) and where delivery is in it */
+	struct pa_unwind *unwind2;
+	bool unwind2_tried;
+	struct ahead ahead[PA_SESSION_AHEAD_MAX];
+	uint64_t *ahead_ips; /* PA_SESSION_AHEAD_MAX * max_stack */
+	size_t nr_ahead, at_ahead;
 };
 
-struct pa_chainer *pa_chainer_new(struct pa_resolver *r, int max_stack, bool caller)
+struct pa_chainer *pa_chainer_new(struct pa_resolver *r, int max_stack, bool caller,
+                                  uint64_t input_bytes)
 {
 	struct pa_chainer *c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	*c = (struct pa_chainer){.r = r, .max_stack = max_stack, .caller = caller};
-	c->frames = calloc(FRAME_SLOTS, sizeof(*c->frames));
+	/* a slot per 256 bytes of input: a small file's few frames fault in a
+	 * few pages of the cache, not all of its 512 KB twice (a read of the
+	 * zero page, then the write's copy and the TLB flush it makes on the
+	 * other threads' CPUs) */
+	uint32_t slots = pa_slots_for(input_bytes, 256, FRAME_SLOTS_MIN, FRAME_SLOTS_MAX);
+	*c = (struct pa_chainer){
+	    .r = r, .max_stack = max_stack, .caller = caller, .frame_mask = slots - 1};
+	c->frames = calloc(slots, sizeof(*c->frames));
 	c->memo = calloc(MEMO_SLOTS, sizeof(*c->memo));
 	if (!c->frames || !c->memo) {
 		pa_chainer_free(c);
@@ -74,7 +100,9 @@ void pa_chainer_free(struct pa_chainer *c)
 	free(c->frames);
 	free(c->memo);
 	pa_unwind_free(c->unwind);
+	pa_unwind_free(c->unwind2);
 	free(c->uips);
+	free(c->ahead_ips);
 	free(c);
 }
 
@@ -88,7 +116,7 @@ static struct frame_slot *frame_slot(struct pa_chainer *c, struct pa_thread *t, 
                                      uint64_t ip)
 {
 	uint64_t h = pa_hash64(ip ^ ((uint64_t)(uintptr_t)t << 9) ^ mode);
-	return &c->frames[h & (FRAME_SLOTS - 1)];
+	return &c->frames[h & c->frame_mask];
 }
 
 static int frame_loc(struct pa_chainer *c, struct pa_session *s, struct pa_thread *t,
@@ -212,6 +240,104 @@ int pa_chainer_unwinds(struct pa_chainer *c, const struct pa_sample *sm)
 	return 1;
 }
 
+/* ---- unwinding ahead, on two threads ---- */
+
+/* Why: a --call-graph dwarf report spends most of its time in libdw's
+ * unwinding, one sample after another; the samples of a run the session
+ * shows ahead (no record changes the maps between them) are unwound half
+ * here, half on a helper thread with its own pa_unwind, while the session
+ * stands still. Each instance gives what one alone would: a sample's
+ * unwinding depends on its registers, stack and thread's maps, not on the
+ * instance's history (bench/README.md, "DWARF unwinding on two CPUs"). */
+
+struct ahead_job {
+	struct pa_chainer *c;
+	struct pa_unwind *u;
+	size_t first; /* every second sample from here */
+};
+
+static void *ahead_run(void *arg)
+{
+	struct ahead_job *j = arg;
+	struct pa_chainer *c = j->c;
+	size_t max = (size_t)c->max_stack;
+	for (size_t k = j->first; k < c->nr_ahead; k += 2) {
+		struct ahead *a = &c->ahead[k];
+		if (a->t)
+			a->n = (uint32_t)pa_unwind_sample(j->u, a->t, &a->ev->sample,
+			                                  c->ahead_ips + k * max, max);
+	}
+	return NULL;
+}
+
+/* The helper's instance and the room for a run's entries, made once
+ * (c->unwind2 stays NULL when the recording's arch has no unwinder: then
+ * this thread unwinds alone). 0 or -ENOMEM. */
+static int ahead_ready(struct pa_chainer *c)
+{
+	if (c->unwind2_tried)
+		return 0;
+	const char *why = NULL;
+	c->unwind2_tried = true;
+	c->unwind2 = pa_unwind_new(c->r, &why);
+	if (!c->unwind2)
+		return why ? 0 : -ENOMEM;
+	size_t n = PA_SESSION_AHEAD_MAX * (size_t)c->max_stack;
+	if (!(c->ahead_ips = malloc(n * sizeof(*c->ahead_ips)))) {
+		pa_unwind_free(c->unwind2);
+		c->unwind2 = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int pa_chainer_ahead(struct pa_chainer *c, struct pa_session *s, const struct pa_event *evs,
+                     size_t n, const bool *wanted)
+{
+	c->nr_ahead = c->at_ahead = 0;
+	size_t jobs = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct pa_sample *sm = &evs[k].sample;
+		int u = wanted[k] ? pa_chainer_unwinds(c, sm) : 0;
+		if (u < 0)
+			return u;
+		struct pa_thread *t =
+		    u ? pa_session_settled_thread(s, (int32_t)sm->pid, (int32_t)sm->tid) : NULL;
+		c->ahead[k] = (struct ahead){
+		    .ev = &evs[k], .stack = sm->user_stack.data, .time = sm->time, .t = t};
+		jobs += t != NULL;
+	}
+	if (jobs < 2)
+		return 0; /* (each unwound when delivered) */
+	int ret = ahead_ready(c);
+	if (ret || !c->unwind2)
+		return ret;
+	c->nr_ahead = n;
+	struct ahead_job helper = {c, c->unwind2, 1}, self = {c, c->unwind, 0};
+	pthread_t th;
+	bool threaded = !pthread_create(&th, NULL, ahead_run, &helper);
+	ahead_run(&self);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		ahead_run(&(struct ahead_job){c, c->unwind, 1});
+	return 0;
+}
+
+/* The entries unwound ahead for ev in thread t, or NULL. */
+static const struct ahead *ahead_for(struct pa_chainer *c, const struct pa_event *ev,
+                                     const struct pa_thread *t)
+{
+	while (c->at_ahead < c->nr_ahead && c->ahead[c->at_ahead].ev != ev)
+		c->at_ahead++;
+	if (c->at_ahead == c->nr_ahead)
+		return NULL;
+	const struct ahead *a = &c->ahead[c->at_ahead++];
+	bool same =
+	    a->t == t && a->stack == ev->sample.user_stack.data && a->time == ev->sample.time;
+	return same ? a : NULL;
+}
+
 int pa_chainer_chain(struct pa_chainer *c, struct pa_session *s, struct pa_thread *t,
                      const struct pa_event *ev, uint64_t gen, bool unwind, uint32_t *fr,
                      uint32_t *n_out)
@@ -235,14 +361,18 @@ int pa_chainer_chain(struct pa_chainer *c, struct pa_session *s, struct pa_threa
 	 * leaf; in caller order perf unwinds first and a corrupted recorded
 	 * chain then empties the cursor, in callee order it is unwound after */
 	if (unwind && !(corrupt && c->caller)) {
-		size_t k = pa_unwind_sample(c->unwind, t, sm, c->uips, (size_t)c->max_stack);
+		const struct ahead *a = ahead_for(c, ev, t);
+		const uint64_t *uips =
+		    a ? c->ahead_ips + (a - c->ahead) * (size_t)c->max_stack : c->uips;
+		size_t k =
+		    a ? a->n : pa_unwind_sample(c->unwind, t, sm, c->uips, (size_t)c->max_stack);
 		/* interned in the order perf hands the entries to its cursor
 		 * (the outermost first in caller order): its addr2line's
 		 * answers depend on the order of its questions, and the
 		 * resolver asks in the order locations were made */
 		for (size_t i = 0; i < k; i++) {
 			size_t j = c->caller ? k - 1 - i : i;
-			if (frame_loc(c, s, t, PA_MISC_USER, true, c->uips[j], gen, &fr[n + j]))
+			if (frame_loc(c, s, t, PA_MISC_USER, true, uips[j], gen, &fr[n + j]))
 				return -ENOMEM;
 		}
 		n += (uint32_t)k;

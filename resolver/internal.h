@@ -92,7 +92,9 @@ struct pa_srcinfo *pa_resolver_srcinfo(struct pa_resolver *r, const struct pa_lo
 /* unwind.c */
 /* User call chains from DWARF (perf record --call-graph dwarf): a sample's
  * user registers and stack copy unwound with libdwfl, as perf's
- * unwind__get_entries does. One thread. */
+ * unwind__get_entries does. An instance is used by one thread at a time;
+ * two may unwind at once while the session stands still (they only read
+ * it, through pa_session_lookup_map). */
 struct pa_unwind;
 /* NULL with *why set when this recording's stacks cannot be unwound (its
  * arch); NULL with *why NULL when out of memory. Free with

@@ -166,9 +166,12 @@ void pa_resolver_foreach_dso_note(const struct pa_resolver *r, pa_resolver_dso_n
  * thread__resolve_callchain makes of the sample, each entry interned as a
  * location (chain.c says how). max_stack: perf's --max-stack (for the
  * recorded part and the unwound part each); caller: perf's caller order
- * (the cut of the recorded part, and the order addr2line is asked in). */
+ * (the cut of the recorded part, and the order addr2line is asked in);
+ * input_bytes: the size of the samples, which sizes its caches (0: the
+ * largest). */
 struct pa_chainer;
-struct pa_chainer *pa_chainer_new(struct pa_resolver *r, int max_stack, bool caller);
+struct pa_chainer *pa_chainer_new(struct pa_resolver *r, int max_stack, bool caller,
+                                  uint64_t input_bytes);
 void pa_chainer_free(struct pa_chainer *c); /* accepts NULL */
 /* Whether the sample's user stack is unwound (its event records user
  * registers and stack, the sample has both, and its arch is one the
@@ -186,6 +189,13 @@ int pa_chainer_sample_loc(struct pa_chainer *c, struct pa_session *s, struct pa_
 int pa_chainer_chain(struct pa_chainer *c, struct pa_session *s, struct pa_thread *t,
                      const struct pa_event *ev, uint64_t gen, bool unwind, uint32_t *fr,
                      uint32_t *n);
+/* The session's ahead callback (pa_session_ahead_fn) in call-graph mode:
+ * the user stacks of the run's samples that wanted[k] marks (those the
+ * caller will chain) are unwound now, on this thread and a helper thread
+ * at once, for pa_chainer_chain to take as their samples come. Call it
+ * for every run the session shows ahead. 0 or -ENOMEM. */
+int pa_chainer_ahead(struct pa_chainer *c, struct pa_session *s, const struct pa_event *evs,
+                     size_t n, const bool *wanted);
 
 /* ---- Filters: perf report's and perf script's sample filters ----------
  * Parsed once from their option strings (comma lists; pids and tids are

@@ -266,7 +266,8 @@ static uint64_t side_mask(unsigned side)
 
 int pa_trace_run(struct pa_trace *t, struct pa_err *err)
 {
-	if (!(t->chainer = pa_chainer_new(t->r, t->opts.max_stack, false)))
+	if (!(t->chainer = pa_chainer_new(t->r, t->opts.max_stack, false,
+	                                  pa_file_layout(pa_session_file(t->s))->data_size)))
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	pa_resolver_preload(t->r);
 	if (t->opts.side_records)

@@ -221,7 +221,7 @@ static bool read_mem(struct pa_unwind *u, uint64_t addr, unsigned size, uint64_t
 			b[i] = stack_byte(u, off + i);
 	} else {
 		struct pa_addr_loc al;
-		if (!pa_session_find_map(u->session, u->t, PA_MISC_USER, addr, &al))
+		if (!pa_session_lookup_map(u->session, u->t, PA_MISC_USER, addr, &al))
 			return false;
 		struct ufile *f = al.dso && !al.map->identity ? file_for(u, al.dso) : NULL;
 		if (f && al.addr < f->raw_size && f->raw_size - al.addr >= size)
@@ -487,7 +487,7 @@ static struct uspace *space_for(struct pa_unwind *u, int32_t pid, uint8_t abi)
 static bool ensure_module(struct pa_unwind *u, uint64_t pc)
 {
 	struct pa_addr_loc al;
-	if (!pa_session_find_map(u->session, u->t, PA_MISC_USER, pc, &al) || !al.dso ||
+	if (!pa_session_lookup_map(u->session, u->t, PA_MISC_USER, pc, &al) || !al.dso ||
 	    al.map->identity)
 		return false;
 	struct ufile *f = file_for(u, al.dso);

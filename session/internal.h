@@ -20,6 +20,10 @@ struct pa_session {
 	pa_session_side_fn side_fn; /* and its record types, 1 << type */
 	void *side_ctx;
 	uint64_t side_mask;
+	pa_session_ahead_fn ahead_fn;
+	void *ahead_ctx;
+	struct pa_event *ahead_evs;  /* PA_SESSION_AHEAD_MAX, once wanted */
+	struct pa_arena ahead_arena; /* their arrays from the scratch space */
 	/* (No reader thread: reading and ordering on a second CPU while this
 	 * one delivered cost twice the CPU time and 1.6x the wall time on two
 	 * CPUs in a VM, the queued copies crossing between caches;

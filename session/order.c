@@ -131,6 +131,8 @@ void pa_session_queue_release(struct pa_session *s)
 	free(s->qtmp);
 	free(s->hits);
 	free(s->htmp);
+	free(s->ahead_evs);
+	pa_arena_release(&s->ahead_arena);
 }
 
 /* ---- ordering ----------------------------------------------------------- */
@@ -350,7 +352,7 @@ static int deliver_keyed(struct pa_session *s, const struct qent *e, const struc
  * a copy dropped here too, so both look alike to the callback. (The
  * decode cannot fail: the record was decoded whole when read, or passed
  * the checks of a lazy read, which leave only layouts that decode.) */
-static int deliver_raw(struct pa_session *s, const struct qent *e, struct pa_event *ev)
+static int decode_raw(struct pa_session *s, const struct qent *e, struct pa_event *ev)
 {
 	struct pa_err err;
 	int r = pa_file_decode_raw(s->file, e->raw, ev, &err);
@@ -369,16 +371,20 @@ static int deliver_raw(struct pa_session *s, const struct qent *e, struct pa_eve
 		memset(&sm->user_regs, 0, sizeof(sm->user_regs));
 		memset(&sm->user_stack, 0, sizeof(sm->user_stack));
 	}
-	return deliver_keyed(s, e, ev);
+	return 0;
+}
+
+static int deliver_raw(struct pa_session *s, const struct qent *e, struct pa_event *ev)
+{
+	int r = decode_raw(s, e, ev);
+	return r ? r : deliver_keyed(s, e, ev);
 }
 
 /* ev: a sample event the caller zeroed once; only what a compact copy
  * holds is set here (zeroing 400-odd bytes per sample costs more). */
-static int deliver_queued(struct pa_session *s, const struct qent *e, struct pa_event *ev)
+static void fill_queued(const struct qent *e, struct pa_event *ev)
 {
 	const struct qev *q = e->q;
-	if (q->full)
-		return pa_session_deliver(s, q->full);
 	ev->type = PA_REC_SAMPLE;
 	ev->misc = q->misc;
 	ev->evsel = q->evsel;
@@ -407,6 +413,13 @@ static int deliver_queued(struct pa_session *s, const struct qent *e, struct pa_
 		ev->sample.user_stack.dyn_size = d ? d->dyn_size : 0;
 		ev->sample.user_stack.units_reversed = d && d->units_reversed;
 	}
+}
+
+static int deliver_queued(struct pa_session *s, const struct qent *e, struct pa_event *ev)
+{
+	if (e->q->full)
+		return pa_session_deliver(s, e->q->full);
+	fill_queued(e, ev);
 	return deliver_keyed(s, e, ev);
 }
 
@@ -491,9 +504,44 @@ static int deliver_entry(struct pa_session *s, const struct qent *e, struct pa_e
 	return ret;
 }
 
+/* The ahead callback's run from queue[i]: the samples up to the next
+ * other record (time <= limit, PA_SESSION_AHEAD_MAX at most) decoded into
+ * s->ahead_evs; how many (0: none, or no memory for them). */
+static size_t decode_ahead(struct pa_session *s, size_t i, uint64_t limit)
+{
+	if (!s->ahead_evs) {
+		if (!(s->ahead_evs = calloc(PA_SESSION_AHEAD_MAX, sizeof(*s->ahead_evs))))
+			return 0;
+		pa_arena_init(&s->ahead_arena, 64 * 1024);
+	}
+	if (s->ahead_arena.used_total)
+		pa_arena_release(&s->ahead_arena);
+	size_t n = 0;
+	for (; n < PA_SESSION_AHEAD_MAX && i + n < s->nq; n++) {
+		const struct qent *e = &s->queue[i + n];
+		struct pa_event *ev = &s->ahead_evs[n];
+		if (e->time > limit || (!e->raw && e->q->full))
+			break;
+		if (e->raw) {
+			if (decode_raw(s, e, ev))
+				break; /* (delivered as it comes, to report it) */
+			/* an unaligned array went to the reader's scratch space,
+			 * which the next decode reuses: copied */
+			if (!pa_file_decoded_in_place(s->file) &&
+			    pa_event_keep_arrays(&s->ahead_arena, ev))
+				break;
+		} else {
+			memset(ev, 0, sizeof(*ev)); /* (the slot may hold a raw one) */
+			fill_queued(e, ev);
+		}
+	}
+	return n;
+}
+
 static int flush_hits(struct pa_session *s, uint64_t limit);
 
-/* Deliver queued events with time <= limit, oldest first. */
+/* Deliver queued events with time <= limit, oldest first; with an ahead
+ * callback, runs of samples are decoded and shown to it first. */
 static int flush_queue(struct pa_session *s, uint64_t limit)
 {
 	if (s->hit_pass)
@@ -501,15 +549,27 @@ static int flush_queue(struct pa_session *s, uint64_t limit)
 	if (!s->nq)
 		return 0;
 	sort_queue(s);
-	size_t i = 0;
+	size_t i = 0, ahead = 0, nahead = 0; /* s->ahead_evs[ahead, nahead) */
 	int ret = 0;
 	struct pa_event ev = {0}, rev = {0};
 	while (i < s->nq && s->queue[i].time <= limit) {
+		if (s->ahead_fn && ahead == nahead) {
+			ahead = 0;
+			nahead = decode_ahead(s, i, limit);
+			if (nahead && (ret = s->ahead_fn(s->ahead_ctx, s, s->ahead_evs, nahead)))
+				break;
+		}
 		const struct qent *e = &s->queue[i++];
 		s->last_flush = e->time;
 		size_t k = i - 1 + KEY_AHEAD;
 		s->ahead_key = k < s->nq && s->queue[k].time <= limit ? s->queue[k].key : 0;
-		ret = deliver_entry(s, e, &ev, &rev);
+		if (ahead < nahead) {
+			ret = deliver_keyed(s, e, &s->ahead_evs[ahead++]);
+			if (!e->raw)
+				chunk_put(s, e->q->chunk);
+		} else {
+			ret = deliver_entry(s, e, &ev, &rev);
+		}
 		if (ret)
 			break;
 	}

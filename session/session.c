@@ -350,15 +350,17 @@ static size_t maps_lower_bound(const struct pa_maps *ms, uint64_t addr)
 	return lo; /* first map starting after addr */
 }
 
-static struct pa_map *maps_find(struct pa_maps *ms, uint64_t addr)
+/* The map of addr in ms, NULL if none. hint: look at the last map found
+ * first, and remember this one (lookups from one thread only). */
+static struct pa_map *maps_find(struct pa_maps *ms, uint64_t addr, bool hint)
 {
-	if (ms->hint < ms->n) {
+	if (hint && ms->hint < ms->n) {
 		struct pa_map *h = ms->v[ms->hint];
 		if (addr >= h->start && addr < h->end)
 			return h;
 	}
 	size_t i = maps_lower_bound(ms, addr);
-	if (i && addr < ms->v[i - 1]->end)
+	if (hint && i && addr < ms->v[i - 1]->end)
 		ms->hint = i - 1;
 	if (i == 0)
 		return NULL;
@@ -753,10 +755,10 @@ static int apply_mmap(struct pa_session *s, const struct pa_event *ev)
 	return maps_insert(s, t->maps, map);
 }
 
-bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpumode,
-			 uint64_t addr, struct pa_addr_loc *loc)
+/* pa_session_find_map's work in the host m (NULL: none yet). */
+static bool find_map(struct pa_machine *m, struct pa_thread *t, uint8_t cpumode, uint64_t addr,
+                     bool hint, struct pa_addr_loc *loc)
 {
-	struct pa_machine *m = host(s);
 	memset(loc, 0, sizeof(*loc));
 	loc->thread = t;
 	loc->cpumode = cpumode;
@@ -783,13 +785,25 @@ bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpum
 	}
 	if (!m || !ms)
 		return false;
-	struct pa_map *map = maps_find(ms, addr);
+	struct pa_map *map = maps_find(ms, addr, hint);
 	if (!map)
 		return false;
 	loc->map = map;
 	loc->dso = map->dso;
 	loc->addr = map->identity ? addr : addr - map->start + map->pgoff;
 	return true;
+}
+
+bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpumode, uint64_t addr,
+                         struct pa_addr_loc *loc)
+{
+	return find_map(host(s), t, cpumode, addr, true, loc);
+}
+
+bool pa_session_lookup_map(const struct pa_session *s, struct pa_thread *t, uint8_t cpumode,
+                           uint64_t addr, struct pa_addr_loc *loc)
+{
+	return find_map(s->host, t, cpumode, addr, false, loc);
 }
 
 bool pa_session_find_branch_map(struct pa_session *s, struct pa_thread *t, uint64_t addr,
@@ -935,11 +949,22 @@ int pa_session_deliver_hit(struct pa_session *s, struct pa_hit_memo *m, int32_t 
 	return 0;
 }
 
-bool pa_session_hit_settled(struct pa_session *s, int32_t pid, int32_t tid)
+struct pa_thread *pa_session_settled_thread(struct pa_session *s, int32_t pid, int32_t tid)
 {
 	struct pa_thread *t = find_thread(host(s), tid);
 	/* (findnew_thread's two changes: a new thread, a pid learnt) */
-	return t && !(pid != -1 && t->pid == -1);
+	return t && !(pid != -1 && t->pid == -1) ? t : NULL;
+}
+
+bool pa_session_hit_settled(struct pa_session *s, int32_t pid, int32_t tid)
+{
+	return pa_session_settled_thread(s, pid, tid) != NULL;
+}
+
+void pa_session_set_ahead_fn(struct pa_session *s, pa_session_ahead_fn fn, void *ctx)
+{
+	s->ahead_fn = fn;
+	s->ahead_ctx = ctx;
 }
 
 int pa_session_deliver(struct pa_session *s, const struct pa_event *ev)

@@ -152,6 +152,22 @@ typedef int (*pa_session_side_fn)(void *ctx, struct pa_session *s, const struct 
 void pa_session_set_side_fn(struct pa_session *s, uint64_t mask, pa_session_side_fn fn,
 			    void *ctx);
 
+/* Called before samples are delivered, with a run of them decoded in
+ * delivery order (n at most PA_SESSION_AHEAD_MAX): until the last of them
+ * is delivered nothing changes the threads and maps but the samples
+ * themselves (a thread made, a pid learnt), and evs stay valid. The
+ * callback may read the session from other threads until it returns
+ * (pa_session_lookup_map, the threads of pa_session_settled_thread), never
+ * change it. Set before pa_session_process(); return non-zero to stop. */
+#define PA_SESSION_AHEAD_MAX 64
+typedef int (*pa_session_ahead_fn)(void *ctx, struct pa_session *s, const struct pa_event *evs,
+                                   size_t n);
+void pa_session_set_ahead_fn(struct pa_session *s, pa_session_ahead_fn fn, void *ctx);
+/* In the ahead callback: the thread a sample of (pid, tid) will be
+ * delivered with, when that thread is known and its maps stay what they
+ * are until then; else NULL. */
+struct pa_thread *pa_session_settled_thread(struct pa_session *s, int32_t pid, int32_t tid);
+
 /* The host's threads as perf keeps them after processing (a thread whose
  * tid was taken over is gone), in no particular order: up to max into out
  * (NULL: none), and how many there are. pa_session_find_thread: the one
@@ -177,9 +193,13 @@ uint64_t pa_session_sample_key_ahead(const struct pa_session *s);
 int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 		       struct pa_err *err);
 
-/* Find the map for addr in the thread's (or the kernel's) address space. */
+/* Find the map for addr in the thread's (or the kernel's) address space.
+ * pa_session_lookup_map: the same, changing nothing (not even a hint), so
+ * that several threads may look up at once while the session stands. */
 bool pa_session_find_map(struct pa_session *s, struct pa_thread *t, uint8_t cpumode,
 			 uint64_t addr, struct pa_addr_loc *loc);
+bool pa_session_lookup_map(const struct pa_session *s, struct pa_thread *t, uint8_t cpumode,
+                           uint64_t addr, struct pa_addr_loc *loc);
 
 /* Where a branch entry's address lands: as perf, which cannot tell from
  * the sample whose side of a boundary a branch's end is, the user maps,

@@ -214,6 +214,19 @@ static inline uint64_t pa_hash64(uint64_t x)
 uint64_t pa_hash_bytes(const void *p, size_t n);
 uint64_t pa_hash_str(const char *s);
 
+/* The slots of a cache sized from its input: a slot per per_slot bytes,
+ * rounded up to a power of two within [min, max] (powers of two); max when
+ * the size is not known (0). */
+static inline uint32_t pa_slots_for(uint64_t bytes, uint32_t per_slot, uint32_t min, uint32_t max)
+{
+	uint32_t n = min;
+	if (!bytes)
+		return max;
+	while (n < max && (uint64_t)n * per_slot < bytes)
+		n *= 2;
+	return n;
+}
+
 /* ---- A set of u32 sequences (stacks of frame ids), each kept once ----
  * Sequences are numbered 0, 1, ... in the order they are first added;
  * their values live in one pool. Zeroed: empty. */

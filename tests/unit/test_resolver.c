@@ -121,10 +121,10 @@ static void test_chains(void **state)
 	                              .kallsyms = "/nonexistent-pa-kallsyms"};
 	struct run r = {.res = pa_resolver_new(s, &ro, &err)};
 	assert_non_null(r.res);
-	r.callee = pa_chainer_new(r.res, 127, false);
-	r.caller = pa_chainer_new(r.res, 127, true);
-	r.cut_callee = pa_chainer_new(r.res, 2, false);
-	r.cut_caller = pa_chainer_new(r.res, 2, true);
+	r.callee = pa_chainer_new(r.res, 127, false, 0);
+	r.caller = pa_chainer_new(r.res, 127, true, 0);
+	r.cut_callee = pa_chainer_new(r.res, 2, false, 1) /* the fewest slots */;
+	r.cut_caller = pa_chainer_new(r.res, 2, true, 1);
 	assert_true(r.callee && r.caller && r.cut_callee && r.cut_caller);
 	assert_int_equal(pa_session_process(s, on_sample, &r, &err), 0);
 	assert_true(r.samples > 0);

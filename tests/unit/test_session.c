@@ -2,7 +2,7 @@
  * cache of samples hashes by (pa_session_sample_key) and the key told a
  * few events ahead (pa_session_sample_key_ahead), on the testdata
  * recordings, in the two ways a session delivers: ordered, and in file
- * order without the queue.
+ * order without the queue; the hit pass; the runs shown ahead.
  *
  *   test_session TESTDATA_DIR
  */
@@ -275,6 +275,111 @@ static void test_hit_pass(void **state)
 	}
 }
 
+/* The ahead callback (pa_session_set_ahead_fn): every run it is shown
+ * is then delivered, sample by sample, as the very events it was shown
+ * (same pointers, same contents: registers too, which an unaligned file
+ * decodes into the reader's scratch space), with no other record between;
+ * and the samples come as they do without it. */
+struct ahead_log {
+	const struct pa_event *evs;
+	size_t n, at; /* the run shown, and how much of it came */
+	uint64_t regs[PA_SESSION_AHEAD_MAX][2];
+	size_t nr_shown, nr_samples, nr_runs;
+	uint64_t sum; /* of what identifies the samples, in their order */
+};
+
+static uint64_t regs_word(const struct pa_event *ev, unsigned i)
+{
+	const struct pa_sample *sm = &ev->sample;
+	return sm->user_regs.regs && i < sm->user_regs.nr ? sm->user_regs.regs[i] : 0;
+}
+
+static int ahead_cb(void *ctx, struct pa_session *s, const struct pa_event *evs, size_t n)
+{
+	(void)s;
+	struct ahead_log *l = ctx;
+	assert_int_equal(l->at, l->n); /* the last run came whole */
+	assert_true(n > 0 && n <= PA_SESSION_AHEAD_MAX);
+	l->evs = evs;
+	l->n = n;
+	l->at = 0;
+	for (size_t k = 0; k < n; k++) {
+		assert_int_equal(evs[k].type, PA_REC_SAMPLE);
+		l->regs[k][0] = regs_word(&evs[k], 0);
+		l->regs[k][1] = regs_word(&evs[k], 7);
+	}
+	l->nr_shown += n;
+	l->nr_runs++;
+	return 0;
+}
+
+static int ahead_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
+                        struct pa_thread *t, const struct pa_addr_loc *loc)
+{
+	(void)s, (void)loc;
+	struct ahead_log *l = ctx;
+	if (l->at < l->n) {
+		assert_ptr_equal(ev, &l->evs[l->at]);
+		assert_true(regs_word(ev, 0) == l->regs[l->at][0]);
+		assert_true(regs_word(ev, 7) == l->regs[l->at][1]);
+		l->at++;
+	}
+	l->nr_samples++;
+	uint64_t id = ev->sample.ip ^ ev->sample.time * 31 ^ (uint64_t)pa_thread_tid(t) << 40 ^
+	              regs_word(ev, 0) * 7 ^ regs_word(ev, 7) * 13;
+	l->sum = l->sum * 1000003 + id;
+	return 0;
+}
+
+static int ahead_side(void *ctx, struct pa_session *s, const struct pa_event *ev,
+                      struct pa_thread *t)
+{
+	(void)s, (void)ev, (void)t;
+	struct ahead_log *l = ctx;
+	assert_int_equal(l->at, l->n); /* never inside a run */
+	return 0;
+}
+
+static void collect_ahead(const char *name, bool ahead, struct ahead_log *l)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", testdata, name);
+	struct pa_err err = {0};
+	struct pa_file *f = pa_file_open(path, NULL, &err);
+	assert_non_null(f);
+	struct pa_session_opts o = {.sz = sizeof(o), .keep_user_stacks = true};
+	struct pa_session *s = pa_session_new(f, &o, &err);
+	assert_non_null(s);
+	memset(l, 0, sizeof(*l));
+	if (ahead)
+		pa_session_set_ahead_fn(s, ahead_cb, l);
+	pa_session_set_side_fn(s, UINT64_MAX, ahead_side, l);
+	assert_int_equal(pa_session_process(s, ahead_sample, l, &err), 0);
+	assert_int_equal(l->at, l->n);
+	pa_session_free(s);
+	pa_file_close(f);
+}
+
+static void test_ahead(void **state)
+{
+	(void)state;
+	static const char *files[] = {"le-dwarf.data",     "be-dwarf.data", "le-dwarf.inj.data",
+	                              "le-dwarf-dyn.data", "le-file.data",  "le-pipe.data",
+	                              "le-zstd.data",      "le-sysw.data",  "le-two-events.data"};
+	for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++) {
+		struct ahead_log with, without;
+		collect_ahead(files[k], true, &with);
+		collect_ahead(files[k], false, &without);
+		assert_true(without.nr_samples > 0);
+		assert_int_equal(with.nr_samples, without.nr_samples);
+		assert_true(with.sum == without.sum);
+		assert_int_equal(without.nr_shown, 0);
+		/* most samples are shown ahead, in runs of more than one */
+		assert_true(with.nr_shown * 2 > with.nr_samples);
+		assert_true(with.nr_runs < with.nr_shown);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -283,9 +388,13 @@ int main(int argc, char **argv)
 	}
 	testdata = argv[1];
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_keys_in_every_mode), cmocka_unit_test(test_keys_without_chains),
-	    cmocka_unit_test(test_key_covers_event),   cmocka_unit_test(test_keys_byte_order),
-	    cmocka_unit_test(test_key_ahead),          cmocka_unit_test(test_hit_pass),
+	    cmocka_unit_test(test_keys_in_every_mode),
+	    cmocka_unit_test(test_keys_without_chains),
+	    cmocka_unit_test(test_key_covers_event),
+	    cmocka_unit_test(test_keys_byte_order),
+	    cmocka_unit_test(test_key_ahead),
+	    cmocka_unit_test(test_hit_pass),
+	    cmocka_unit_test(test_ahead),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

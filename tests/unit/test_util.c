@@ -665,6 +665,18 @@ static void test_textfiles(void **state)
 	assert_int_equal(t.nr, 0);
 }
 
+/* pa_slots_for: a slot per per_slot bytes, a power of two within bounds */
+static void test_slots_for(void **state)
+{
+	(void)state;
+	assert_int_equal(pa_slots_for(0, 1024, 256, 16384), 16384); /* unknown */
+	assert_int_equal(pa_slots_for(1, 1024, 256, 16384), 256);
+	assert_int_equal(pa_slots_for(256 * 1024, 1024, 256, 16384), 256);
+	assert_int_equal(pa_slots_for(256 * 1024 + 1, 1024, 256, 16384), 512);
+	assert_int_equal(pa_slots_for(1175160, 256, 1024, 16384), 8192);
+	assert_int_equal(pa_slots_for(UINT64_MAX, 256, 1024, 16384), 16384);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -677,6 +689,7 @@ int main(void)
 	    cmocka_unit_test(test_write_all),     cmocka_unit_test(test_asprintf),
 	    cmocka_unit_test(test_opts),          cmocka_unit_test(test_seqset_hashed),
 	    cmocka_unit_test(test_expand_tabs),   cmocka_unit_test(test_textfiles),
+	    cmocka_unit_test(test_slots_for),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
