@@ -57,10 +57,37 @@ static int set_value(const struct pa_option *o, const char *arg, const char *sho
 	return -1;
 }
 
+/* As perf's parser: a prefix of one long name only stands for it (--comm
+ * for --comms), --no- and a prefix of a bool's name for its negation
+ * (--no-chil). NULL when none; *ambiguous (another one it could be) when
+ * more than one. */
+static const struct pa_option *find_prefix(const struct pa_option *o, const char *name, size_t n,
+                                           bool *negated, const struct pa_option **ambiguous)
+{
+	const struct pa_option *hit = NULL;
+	for (const struct pa_option *p = o; p->type != PA_OPT_END; p++) {
+		if (!p->long_name)
+			continue;
+		bool neg = p->type == PA_OPT_BOOL && n > 3 && !strncmp(name, "no-", 3) &&
+		           strncmp(p->long_name, "no-", 3) &&
+		           !strncmp(p->long_name, name + 3, n - 3);
+		if (!neg && strncmp(p->long_name, name, n))
+			continue;
+		if (hit && hit != p) {
+			*ambiguous = p;
+			return hit;
+		}
+		hit = p;
+		*negated = neg;
+	}
+	return hit;
+}
+
 static const struct pa_option *find_long(const struct pa_option *o, const char *name, size_t n,
-					 bool *negated)
+                                         bool *negated, const struct pa_option **ambiguous)
 {
 	*negated = false;
+	*ambiguous = NULL;
 	for (const struct pa_option *p = o; p->type != PA_OPT_END; p++)
 		if (p->long_name && strlen(p->long_name) == n && !strncmp(p->long_name, name, n))
 			return p;
@@ -78,7 +105,7 @@ static const struct pa_option *find_long(const struct pa_option *o, const char *
 			return p;
 		}
 	}
-	return NULL;
+	return n ? find_prefix(o, name, n, negated, ambiguous) : NULL;
 }
 
 int pa_parse_options(int argc, const char **argv, const struct pa_option *opts, const char *usage)
@@ -103,7 +130,13 @@ int pa_parse_options(int argc, const char **argv, const struct pa_option *opts, 
 			const char *name = a + 2, *eq = strchr(name, '=');
 			size_t n = eq ? (size_t)(eq - name) : strlen(name);
 			bool neg;
-			const struct pa_option *o = find_long(opts, name, n, &neg);
+			const struct pa_option *other;
+			const struct pa_option *o = find_long(opts, name, n, &neg, &other);
+			if (other) {
+				fprintf(stderr, "pa: ambiguous option '--%.*s' (--%s or --%s)\n",
+				        (int)n, name, o->long_name, other->long_name);
+				return -1;
+			}
 			if (!o) {
 				fprintf(stderr, "pa: unknown option '%s'\n", a);
 				pa_usage(stderr, opts, usage);
