@@ -198,17 +198,6 @@ static int parse_call_graph(struct pa_report *r, struct pa_err *err)
 	return 0;
 }
 
-/* Whether an event records what perf unwinds (--call-graph dwarf). */
-static bool unwinds(struct pa_session *s)
-{
-	struct pa_file *f = pa_session_file(s);
-	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
-	for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
-		if ((pa_file_evsel(f, i)->attr.sample_type & both) == both)
-			return true;
-	return false;
-}
-
 struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opts *opts,
 				struct pa_err *err)
 {
@@ -277,7 +266,8 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 	/* perf compares inline frames' symbols by name, others by address:
 	 * no order either, where --children makes entries of inline frames
 	 * (unwound chains) */
-	r->ordered |= r->chains && r->opts.children && !r->opts.no_inline && unwinds(s);
+	r->ordered |=
+	    r->chains && r->opts.children && !r->opts.no_inline && pa_recording_unwinds(s);
 	struct pa_resolver_opts ro = {.sz = sizeof(ro),
 	                              .no_demangle = r->opts.no_demangle,
 	                              .demangle_params = r->opts.verbose_columns,
@@ -468,7 +458,7 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		r->need_cpu |= r->keys[i] == K_CPU;
 	if (r->chains && pa_stream_start(r))
 		return pa_err_set(err, -ENOMEM, "out of memory");
-	if (r->chains && unwinds(r->session))
+	if (r->chains && pa_recording_unwinds(r->session))
 		pa_stream_unwind_ahead(r);
 	r->fast = calloc(FAST_SLOTS, sizeof(*r->fast));
 	if (!r->fast || grow_totals(r, pa_file_nr_evsels(f) + 1))

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 enum { REC_SAMPLE = 1, REC_SIDE = 2 };
@@ -228,6 +229,25 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	return 0;
 }
 
+/* The session's ahead callback (--call-graph dwarf): the user stacks of
+ * the run's samples that on_sample may chain (not a guest's, not dropped by
+ * --event, --cpu or --time) unwound ahead on two threads. */
+static int on_ahead(void *ctx, struct pa_session *s, const struct pa_event *evs, size_t n)
+{
+	struct pa_trace *t = ctx;
+	bool wanted[PA_SESSION_AHEAD_MAX];
+	for (size_t k = 0; k < n; k++) {
+		const struct pa_event *ev = &evs[k];
+		uint8_t mode = ev->misc & PA_MISC_CPUMODE_MASK;
+		uint32_t cpu = (ev->sample.type & PA_SAMPLE_CPU) ? ev->sample.cpu : UINT32_MAX;
+		wanted[k] =
+		    mode != PA_MISC_GUEST_KERNEL && mode != PA_MISC_GUEST_USER &&
+		    pa_filter_evsel(&t->filter, ev->evsel, ev->evsel ? ev->evsel->idx : 0) &&
+		    pa_filter_cpu_time(&t->filter, cpu, ev->sample.time);
+	}
+	return pa_chainer_ahead(t->chainer, s, evs, n, wanted);
+}
+
 /* A side record kept: a copy of the event with its strings, and a record
  * of its own in the buffer, in the same order as samples. */
 static int on_side(void *ctx, struct pa_session *s, const struct pa_event *ev, struct pa_thread *th)
@@ -270,6 +290,9 @@ int pa_trace_run(struct pa_trace *t, struct pa_err *err)
 	                                  pa_file_layout(pa_session_file(t->s))->data_size)))
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	pa_resolver_preload(t->r);
+	if (t->opts.callchains && pa_recording_unwinds(t->s) && !t->opts.res.no_threads &&
+	    sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		pa_session_set_ahead_fn(t->s, on_ahead, t);
 	if (t->opts.side_records)
 		pa_session_set_side_fn(t->s, side_mask(t->opts.side_records), on_side, t);
 	int ret = pa_session_process(t->s, on_sample, t, err);
