@@ -74,19 +74,29 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	return 0;
 }
 
-static void collect_opts(const char *name, enum mode m, bool no_chain, struct run *r)
+/* The session of testdata's file name, with options o (and its file). */
+static struct pa_session *open_session(const char *name, const struct pa_session_opts *o,
+                                       struct pa_file **f)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", testdata, name);
 	struct pa_err err = {0};
-	struct pa_file *f = pa_file_open(path, NULL, &err);
-	assert_non_null(f);
+	*f = pa_file_open(path, NULL, &err);
+	assert_non_null(*f);
+	struct pa_session *s = pa_session_new(*f, o, &err);
+	assert_non_null(s);
+	return s;
+}
+
+static void collect_opts(const char *name, enum mode m, bool no_chain, struct run *r)
+{
 	struct pa_session_opts o = {.sz = sizeof(o),
 	                            .unordered = m == UNORDERED,
 	                            .no_callchains = no_chain,
 	                            .keys_ahead = true};
-	struct pa_session *s = pa_session_new(f, &o, &err);
-	assert_non_null(s);
+	struct pa_file *f;
+	struct pa_session *s = open_session(name, &o, &f);
+	struct pa_err err = {0};
 	memset(r, 0, sizeof(*r));
 	r->stable = true;
 	r->no_chain = no_chain;
@@ -237,14 +247,10 @@ static int on_sample_hit(void *ctx, struct pa_session *s, const struct pa_event 
 
 static void collect_hits(const char *name, bool pass, struct hits *h)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", testdata, name);
-	struct pa_err err = {0};
-	struct pa_file *f = pa_file_open(path, NULL, &err);
-	assert_non_null(f);
 	struct pa_session_opts o = {.sz = sizeof(o), .no_callchains = true};
-	struct pa_session *s = pa_session_new(f, &o, &err);
-	assert_non_null(s);
+	struct pa_file *f;
+	struct pa_session *s = open_session(name, &o, &f);
+	struct pa_err err = {0};
 	assert_int_equal(pa_session_process(s, pass ? NULL : on_sample_hit, NULL, &err), 0);
 	memset(h, 0, sizeof(*h));
 	h->nr_samples = pa_session_nr_samples(s);
@@ -342,14 +348,10 @@ static int ahead_side(void *ctx, struct pa_session *s, const struct pa_event *ev
 
 static void collect_ahead(const char *name, bool ahead, struct ahead_log *l)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", testdata, name);
-	struct pa_err err = {0};
-	struct pa_file *f = pa_file_open(path, NULL, &err);
-	assert_non_null(f);
 	struct pa_session_opts o = {.sz = sizeof(o), .keep_user_stacks = true};
-	struct pa_session *s = pa_session_new(f, &o, &err);
-	assert_non_null(s);
+	struct pa_file *f;
+	struct pa_session *s = open_session(name, &o, &f);
+	struct pa_err err = {0};
 	memset(l, 0, sizeof(*l));
 	if (ahead)
 		pa_session_set_ahead_fn(s, ahead_cb, l);
