@@ -292,7 +292,7 @@ static int ahead_ready(struct pa_chainer *c)
 	c->unwind2 = pa_unwind_new(c->r, &why);
 	if (!c->unwind2)
 		return why ? 0 : -ENOMEM;
-	size_t n = PA_SESSION_AHEAD_MAX * (size_t)c->max_stack;
+	size_t n = PA_SESSION_AHEAD_MAX * (size_t)(c->max_stack > 0 ? c->max_stack : 1);
 	if (!(c->ahead_ips = malloc(n * sizeof(*c->ahead_ips)))) {
 		pa_unwind_free(c->unwind2);
 		c->unwind2 = NULL;
