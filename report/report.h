@@ -14,9 +14,11 @@
  * pa_report_foreach_stack() -> pa_report_free().
  *
  * Threads: with call chains and two or more CPUs, pa_report_run() turns
- * records into buckets on a second thread (joined before it returns;
- * PA_NO_THREADS in the environment keeps everything on one). The caller
- * sees no concurrency.
+ * records into buckets on a second thread, and unwinds half of each run
+ * of a --call-graph dwarf recording's user stacks on a helper thread while
+ * the session stands still (pa_chainer_ahead); all are joined before it
+ * returns (PA_NO_THREADS in the environment keeps everything on one). The
+ * caller sees no concurrency.
  *
  * Limits (what perf 6.1 prints that pa does not reproduce):
  *  - Inline frames (opts.no_inline unset): their names are addr2line's,
