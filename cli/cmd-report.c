@@ -53,13 +53,7 @@ static bool file_has_callchains(struct pa_file *f)
  * carry). For pa_session_opts.keep_user_stacks. */
 bool pa_cli_user_stacks(struct pa_file *f)
 {
-	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
-	if (pa_file_mode(f) == PA_FILE_MODE_PIPE)
-		return true;
-	for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
-		if ((pa_file_evsel(f, i)->attr.sample_type & both) == both)
-			return true;
-	return false;
+	return pa_file_mode(f) == PA_FILE_MODE_PIPE || pa_file_records_user_stacks(f);
 }
 
 /* -v: the user stacks of a recording from another arch stay as the kernel
@@ -74,15 +68,11 @@ static void print_unwind_note(struct pa_file *f)
 	if (!strcmp(arch, "x86_64") || !strcmp(arch, "x86") || !strcmp(arch, "amd64") ||
 	    (arch[0] == 'i' && arch[1] && arch[2] == '8' && arch[3] == '6' && !arch[4]))
 		return;
-	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
-	for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
-		if ((pa_file_evsel(f, i)->attr.sample_type & both) == both) {
-			fprintf(stderr,
-			        "pa: user stacks not unwound (perf record --call-graph dwarf): the "
-			        "recording's arch is '%s', pa unwinds x86 (x86_64, i386) only\n",
-			        arch);
-			return;
-		}
+	if (pa_file_records_user_stacks(f))
+		fprintf(stderr,
+		        "pa: user stacks not unwound (perf record --call-graph dwarf): the "
+		        "recording's arch is '%s', pa unwinds x86 (x86_64, i386) only\n",
+		        arch);
 }
 
 /* Whether a -g argument names an order (perf accepts any prefix). */

@@ -613,6 +613,10 @@ const struct pa_file_layout *pa_file_layout(const struct pa_file *f);
 
 unsigned pa_file_nr_evsels(const struct pa_file *f);
 const struct pa_evsel *pa_file_evsel(const struct pa_file *f, unsigned idx);
+/* Does an event record user registers and a user stack copy (perf record
+ * --call-graph dwarf)? (A pipe's events are known once their attributes
+ * are read.) */
+bool pa_file_records_user_stacks(const struct pa_file *f);
 /* The evsel a sample id belongs to (the first one when there is one). */
 const struct pa_evsel *pa_file_evsel_by_id(const struct pa_file *f, uint64_t id);
 

@@ -141,6 +141,15 @@ unsigned pa_file_nr_evsels(const struct pa_file *f)
 	return f->nr_evsels;
 }
 
+bool pa_file_records_user_stacks(const struct pa_file *f)
+{
+	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
+	for (unsigned i = 0; i < f->nr_evsels; i++)
+		if ((pa_file_evsel(f, i)->attr.sample_type & both) == both)
+			return true;
+	return false;
+}
+
 const struct pa_evsel *pa_file_evsel(const struct pa_file *f, unsigned idx)
 {
 	return idx < f->nr_evsels ? f->evsels[idx] : NULL;

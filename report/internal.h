@@ -252,13 +252,6 @@ int pa_report_intern_loc(struct pa_report *r, struct pa_dso *d, uint64_t addr, u
 /* stream.c: samples of call-chain mode. start/finish around the session;
  * a sample either goes to a second thread or is handled at once. */
 int pa_stream_start(struct pa_report *r);
-/* --call-graph dwarf: the user stacks of runs of samples unwound ahead of
- * them on two threads (pa_chainer_ahead), when more than one CPU may be
- * used. After pa_stream_start. */
-void pa_stream_unwind_ahead(struct pa_report *r);
-/* Whether on_sample counts a sample (its event, --cpu and --time: what
- * perf drops before anything counts it). */
-bool pa_report_sample_counted(struct pa_report *r, const struct pa_event *ev);
 int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_event *ev,
 		     struct pa_thread *t, const struct pa_addr_loc *al, unsigned evsel,
 		     uint32_t cpu, uint64_t period);

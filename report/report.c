@@ -266,8 +266,8 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 	/* perf compares inline frames' symbols by name, others by address:
 	 * no order either, where --children makes entries of inline frames
 	 * (unwound chains) */
-	r->ordered |=
-	    r->chains && r->opts.children && !r->opts.no_inline && pa_recording_unwinds(s);
+	r->ordered |= r->chains && r->opts.children && !r->opts.no_inline &&
+	              pa_file_records_user_stacks(pa_session_file(s));
 	struct pa_resolver_opts ro = {.sz = sizeof(ro),
 	                              .no_demangle = r->opts.no_demangle,
 	                              .demangle_params = r->opts.verbose_columns,
@@ -348,13 +348,6 @@ static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *e
 	uint64_t h = pa_hash64(ev->sample.ip ^ ((uint64_t)(uintptr_t)t << 7) ^ cpu ^
 			       ((uint64_t)evsel_mode << 40));
 	return &r->fast[h & (FAST_SLOTS - 1)];
-}
-
-bool pa_report_sample_counted(struct pa_report *r, const struct pa_event *ev)
-{
-	uint32_t cpu = (ev->sample.type & PA_SAMPLE_CPU) ? ev->sample.cpu : UINT32_MAX;
-	return pa_filter_evsel(&r->filter, ev->evsel, ev->evsel ? ev->evsel->idx : 0) &&
-	       pa_filter_cpu_time(&r->filter, cpu, ev->sample.time);
 }
 
 static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
@@ -458,8 +451,6 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		r->need_cpu |= r->keys[i] == K_CPU;
 	if (r->chains && pa_stream_start(r))
 		return pa_err_set(err, -ENOMEM, "out of memory");
-	if (r->chains && pa_recording_unwinds(r->session))
-		pa_stream_unwind_ahead(r);
 	r->fast = calloc(FAST_SLOTS, sizeof(*r->fast));
 	if (!r->fast || grow_totals(r, pa_file_nr_evsels(f) + 1))
 		return pa_err_set(err, -ENOMEM, "out of memory");

@@ -568,21 +568,16 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	return 0;
 }
 
-/* The session's ahead callback: the run's samples that will be chained
- * (all that on_sample counts) unwound ahead. */
+/* The session's ahead callback (--call-graph dwarf, more than one CPU):
+ * the user stacks of the run's samples that will be chained (all that
+ * on_sample counts) unwound on two threads. */
 static int unwind_ahead(void *ctx, struct pa_session *s, const struct pa_event *evs, size_t n)
 {
 	struct pa_report *r = ctx;
 	bool wanted[PA_SESSION_AHEAD_MAX];
 	for (size_t k = 0; k < n; k++)
-		wanted[k] = !r->branch && pa_report_sample_counted(r, &evs[k]);
+		wanted[k] = !r->branch && pa_filter_sample_counted(&r->filter, &evs[k]);
 	return pa_chainer_ahead(r->stream->chainer, s, evs, n, wanted);
-}
-
-void pa_stream_unwind_ahead(struct pa_report *r)
-{
-	if (sysconf(_SC_NPROCESSORS_ONLN) > 1 && !r->opts.no_threads)
-		pa_session_set_ahead_fn(r->session, unwind_ahead, r);
 }
 
 /* ---- lifecycle ------------------------------------------------------------- */
@@ -609,6 +604,8 @@ int pa_stream_start(struct pa_report *r)
 		return -ENOMEM;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	st->may_thread = cpus > 1 && !r->opts.no_threads;
+	if (st->may_thread && pa_file_records_user_stacks(pa_session_file(r->session)))
+		pa_session_set_ahead_fn(r->session, unwind_ahead, r);
 	if (!(st->b[0].buf = malloc(BATCH_BYTES)))
 		return -ENOMEM;
 	st->cur = &st->b[0];

@@ -215,16 +215,6 @@ static int recorded_locs(struct pa_chainer *c, struct pa_session *s, struct pa_t
 	return 0;
 }
 
-bool pa_recording_unwinds(struct pa_session *s)
-{
-	struct pa_file *f = pa_session_file(s);
-	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;
-	for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
-		if ((pa_file_evsel(f, i)->attr.sample_type & both) == both)
-			return true;
-	return false;
-}
-
 int pa_chainer_unwinds(struct pa_chainer *c, const struct pa_sample *sm)
 {
 	uint64_t both = PA_SAMPLE_REGS_USER | PA_SAMPLE_STACK_USER;

@@ -174,6 +174,13 @@ bool pa_filter_event(const struct pa_filter *f, const char *name)
 	return !f->nr_events;
 }
 
+bool pa_filter_sample_counted(struct pa_filter *f, const struct pa_event *ev)
+{
+	uint32_t cpu = (ev->sample.type & PA_SAMPLE_CPU) ? ev->sample.cpu : UINT32_MAX;
+	return pa_filter_evsel(f, ev->evsel, ev->evsel ? ev->evsel->idx : 0) &&
+	       pa_filter_cpu_time(f, cpu, ev->sample.time);
+}
+
 bool pa_filter_evsel(struct pa_filter *f, const struct pa_evsel *e, unsigned idx)
 {
 	if (!f->nr_events)

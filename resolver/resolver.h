@@ -178,9 +178,6 @@ void pa_chainer_free(struct pa_chainer *c); /* accepts NULL */
  * unwinder knows): 1 yes, 0 no, -ENOMEM. Then its chain may hold up to
  * max_stack entries more than it recorded. */
 int pa_chainer_unwinds(struct pa_chainer *c, const struct pa_sample *sm);
-/* Whether an event of the recording records what perf unwinds (user
- * registers and stack: --call-graph dwarf). */
-bool pa_recording_unwinds(struct pa_session *s);
 /* The location of the sample's own ip (al: the session's, resolved here
  * when lazy); gen: pa_session_maps_generation(). 0 or -ENOMEM. */
 int pa_chainer_sample_loc(struct pa_chainer *c, struct pa_session *s, struct pa_thread *t,
@@ -240,6 +237,9 @@ bool pa_filter_event(const struct pa_filter *f, const char *name);
 /* the event of index idx (e: its evsel, NULL: none, named "") passes
  * --event; the answer is kept per index */
 bool pa_filter_evsel(struct pa_filter *f, const struct pa_evsel *e, unsigned idx);
+/* a sample passes --event, --cpu and --time: what perf drops before
+ * anything counts it */
+bool pa_filter_sample_counted(struct pa_filter *f, const struct pa_event *ev);
 
 /* ---- A trace: every sample of a recording, resolved (script, export) ----
  * The session's samples in time order, each kept small (64 bytes, no

@@ -237,13 +237,9 @@ static int on_ahead(void *ctx, struct pa_session *s, const struct pa_event *evs,
 	struct pa_trace *t = ctx;
 	bool wanted[PA_SESSION_AHEAD_MAX];
 	for (size_t k = 0; k < n; k++) {
-		const struct pa_event *ev = &evs[k];
-		uint8_t mode = ev->misc & PA_MISC_CPUMODE_MASK;
-		uint32_t cpu = (ev->sample.type & PA_SAMPLE_CPU) ? ev->sample.cpu : UINT32_MAX;
-		wanted[k] =
-		    mode != PA_MISC_GUEST_KERNEL && mode != PA_MISC_GUEST_USER &&
-		    pa_filter_evsel(&t->filter, ev->evsel, ev->evsel ? ev->evsel->idx : 0) &&
-		    pa_filter_cpu_time(&t->filter, cpu, ev->sample.time);
+		uint8_t mode = evs[k].misc & PA_MISC_CPUMODE_MASK;
+		wanted[k] = mode != PA_MISC_GUEST_KERNEL && mode != PA_MISC_GUEST_USER &&
+		            pa_filter_sample_counted(&t->filter, &evs[k]);
 	}
 	return pa_chainer_ahead(t->chainer, s, evs, n, wanted);
 }
@@ -290,8 +286,8 @@ int pa_trace_run(struct pa_trace *t, struct pa_err *err)
 	                                  pa_file_layout(pa_session_file(t->s))->data_size)))
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	pa_resolver_preload(t->r);
-	if (t->opts.callchains && pa_recording_unwinds(t->s) && !t->opts.res.no_threads &&
-	    sysconf(_SC_NPROCESSORS_ONLN) > 1)
+	if (t->opts.callchains && pa_file_records_user_stacks(pa_session_file(t->s)) &&
+	    !t->opts.res.no_threads && sysconf(_SC_NPROCESSORS_ONLN) > 1)
 		pa_session_set_ahead_fn(t->s, on_ahead, t);
 	if (t->opts.side_records)
 		pa_session_set_side_fn(t->s, side_mask(t->opts.side_records), on_side, t);

@@ -78,9 +78,6 @@ struct pa_hit_memo {
 };
 int pa_session_deliver_hit(struct pa_session *s, struct pa_hit_memo *memo, int32_t pid, int32_t tid,
                            uint16_t misc, uint64_t ip);
-/* would delivering a sample of (pid, tid) leave the threads as they are
- * (its thread known, and its pid not taken from the sample)? */
-bool pa_session_hit_settled(struct pa_session *s, int32_t pid, int32_t tid);
 int pa_session_add_header_build_id(struct pa_session *s, const struct pa_buildid_entry *e);
 /* would holding "more" bytes on top of "used" pass the memory cap? */
 bool pa_session_over_cap(const struct pa_session *s, uint64_t used, uint64_t more);

@@ -493,14 +493,16 @@ static void chunk_put(struct pa_session *s, struct qchunk *c)
 
 #define KEY_AHEAD 3 /* a sample whose key is told ahead (pa_session_sample_key_ahead) */
 
-/* ev, rev: events the caller zeroed once, for copies and raw records */
+/* ev, rev: events the caller zeroed once, for copies and raw records;
+ * decoded: the entry's sample decoded already (decode_ahead), or NULL */
 static int deliver_entry(struct pa_session *s, const struct qent *e, struct pa_event *ev,
-                         struct pa_event *rev)
+                         struct pa_event *rev, const struct pa_event *decoded)
 {
-	if (e->raw)
-		return deliver_raw(s, e, rev);
-	int ret = deliver_queued(s, e, ev);
-	chunk_put(s, e->q->chunk);
+	int ret = decoded  ? deliver_keyed(s, e, decoded)
+	          : e->raw ? deliver_raw(s, e, rev)
+	                   : deliver_queued(s, e, ev);
+	if (!e->raw)
+		chunk_put(s, e->q->chunk);
 	return ret;
 }
 
@@ -563,13 +565,8 @@ static int flush_queue(struct pa_session *s, uint64_t limit)
 		s->last_flush = e->time;
 		size_t k = i - 1 + KEY_AHEAD;
 		s->ahead_key = k < s->nq && s->queue[k].time <= limit ? s->queue[k].key : 0;
-		if (ahead < nahead) {
-			ret = deliver_keyed(s, e, &s->ahead_evs[ahead++]);
-			if (!e->raw)
-				chunk_put(s, e->q->chunk);
-		} else {
-			ret = deliver_entry(s, e, &ev, &rev);
-		}
+		ret =
+		    deliver_entry(s, e, &ev, &rev, ahead < nahead ? &s->ahead_evs[ahead++] : NULL);
 		if (ret)
 			break;
 	}
@@ -610,7 +607,7 @@ static size_t take_hits(struct pa_session *s, uint64_t limit, bool *settled)
 			s->hits[keep++] = h;
 			continue;
 		}
-		if (*settled && !pa_session_hit_settled(s, h.pid, h.tid))
+		if (*settled && !pa_session_settled_thread(s, h.pid, h.tid))
 			*settled = false;
 		h.nth = (uint32_t)w;
 		s->htmp[w++] = h;
@@ -650,7 +647,7 @@ static int flush_hits(struct pa_session *s, uint64_t limit)
 		if (ret || !e)
 			break;
 		last = e->time > last ? e->time : last;
-		ret = deliver_entry(s, e, &ev, &rev);
+		ret = deliver_entry(s, e, &ev, &rev, NULL);
 		memo = (struct pa_hit_memo){0}; /* (it may change threads and maps) */
 		i++;
 	}

@@ -956,11 +956,6 @@ struct pa_thread *pa_session_settled_thread(struct pa_session *s, int32_t pid, i
 	return t && !(pid != -1 && t->pid == -1) ? t : NULL;
 }
 
-bool pa_session_hit_settled(struct pa_session *s, int32_t pid, int32_t tid)
-{
-	return pa_session_settled_thread(s, pid, tid) != NULL;
-}
-
 void pa_session_set_ahead_fn(struct pa_session *s, pa_session_ahead_fn fn, void *ctx)
 {
 	s->ahead_fn = fn;
