@@ -7,6 +7,9 @@
 # perf is here, it takes the same command lines and prints the same.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
+# (a HOME of its own: perf and pa read the build-id cache and pa writes its
+# symbol indexes there, which other tests running beside this one change)
+private_home
 cd "$WORK" || exit 1
 f=$TESTDATA/le-file.data
 
@@ -18,8 +21,9 @@ same_run() {
 	while [ "$1" != -- ]; do full+=("$1"); shift; done
 	shift
 	short=("$@")
-	pa "${full[@]}" >full.out 2>&1 || fail "$what: pa ${full[*]} failed"
-	pa "${short[@]}" >short.out 2>&1 || fail "$what: pa ${short[*]} failed"
+	pa "${full[@]}" >full.out 2>full.err || fail "$what: pa ${full[*]} failed: $(cat full.err)"
+	pa "${short[@]}" >short.out 2>short.err ||
+		fail "$what: pa ${short[*]} failed: $(cat short.err)"
 	[ -s full.out ] || fail "$what: no output"
 	same "$what" full.out short.out
 }
