@@ -93,7 +93,9 @@ __attribute__((noinline)) static void leaf_b(unsigned long n)
 __attribute__((noinline)) void evil(unsigned long n) __asm__("\"evil</script><b>&'x\"");
 __attribute__((noinline)) void evil(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink -= i; }
 __attribute__((noinline)) static void mid(unsigned long n) { leaf_a(n); leaf_b(n / 2); evil(n / 2); }
-int main(int argc, char **argv) { unsigned long n = argc > 1 ? strtoul(argv[1], 0, 10) : 30000000; for (int k = 0; k < 4; k++) { mid(n / 4); leaf_b(n / 8); } return 0; }
+/* a flame graph taller than the window, as deep stacks make it */
+__attribute__((noinline)) static unsigned long deep(int d, unsigned long n) { if (d == 0) { leaf_b(n); return sink; } return deep(d - 1, n) + 1; }
+int main(int argc, char **argv) { unsigned long n = argc > 1 ? strtoul(argv[1], 0, 10) : 30000000; for (int k = 0; k < 4; k++) { mid(n / 4); leaf_b(n / 8); sink += deep(64, n / 16); } return 0; }
 EOF
 	if cc -O1 -g -fno-omit-frame-pointer -o prog prog.c 2>cc.err &&
 		perf record -q -g -F 2000 -o rec.data -- ./prog >perf.out 2>&1 && [ -s rec.data ]; then

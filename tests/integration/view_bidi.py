@@ -317,13 +317,16 @@ def click_flame(b, name):
     """A click on the widest frame above the root: selected and zoomed on."""
     b.js("paView.showTab('flame')")
     fr = b.js("paView.flameFrames()")
-    top = b.js("document.querySelector('#flame canvas').getBoundingClientRect().top")
-    left = b.js("document.querySelector('#flame canvas').getBoundingClientRect().left")
-    cands = [f for f in fr if f["d"] >= 1 and f["w"] >= 4 and 0 < top + f["y"] + 8 < HEIGHT]
+    top, left = V.flame_in_view(b, HEIGHT)
+    wide = [f for f in fr if f["d"] >= 1 and f["w"] >= 4]
+    cands = [f for f in wide if 0 < top + f["y"] + 8 < HEIGHT]
+    V.check(cands or not wide, f"{name}: a wide flame frame above the root in view")
     if not cands:
+        V.scroll_home(b)
         return
     f = max(cands, key=lambda f: (f["w"], -f["d"]))
     b.mouse(("move", left + f["x"] + f["w"] / 2, top + f["y"] + 8), ("down",), ("up",))
+    V.scroll_home(b)
     sel = b.js("document.getElementById('selected').textContent")
     V.check(sel.startswith(f"selected: {f['name']} ["),
             f"{name}: a click on flame frame {f['name']!r} selects it ({sel!r})")

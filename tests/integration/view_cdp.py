@@ -582,20 +582,37 @@ def check_keys(b, what):
     return sel
 
 
+def flame_in_view(b, height=900):
+    """Scrolls the page so that the flame graph's bottom row (its roots, the
+    widest frames) is in the viewport, as a user scrolls down to a flame graph
+    taller than the window (a recording's deep stacks); returns the canvas's
+    top and left in the viewport. scroll_home() undoes it."""
+    rect = "document.querySelector('#flame canvas').getBoundingClientRect()"
+    bottom = b.js(f"{rect}.bottom")
+    if bottom > height:
+        b.js(f"window.scrollBy(0, {int(bottom - height) + 4})")
+    return b.js(f"{rect}.top"), b.js(f"{rect}.left")
+
+
+def scroll_home(b):
+    b.js("window.scrollTo(0, 0)")
+
+
 def check_flame(b, what, shot):
     b.js("paView.showTab('flame')")
     fr = b.js("paView.flameFrames()")
-    top = b.js("document.querySelector('#flame canvas').getBoundingClientRect().top")
+    top, left = flame_in_view(b)
     visible = [f for f in fr if top + f["y"] < 900 and top + f["y"] + 16 > 0]
-    check(visible, f"{what}: flame frames drawn in the first 1400x900 view ({len(fr)} in all)")
+    check(visible, f"{what}: flame frames drawn in a 1400x900 view ({len(fr)} in all)")
     b.screenshot(shot)
     print(f"screenshot: {shot}")
-    png = png_rows(shot)
-    w, bpp, rows = png
+    scroll_home(b)
+    w, bpp, rows = png_rows(shot)
     painted = 0
-    for f in visible[:20]:
+    # the widest frames first: a frame narrower than a pixel may paint none
+    for f in sorted(visible, key=lambda f: -f["w"])[:20]:
         y = int(top + f["y"] + 8)
-        x = int(f["x"] + min(f["w"], 40) / 2) + 8
+        x = int(left + f["x"] + min(f["w"], 40) / 2)
         if 0 <= y < len(rows) and 0 <= x < w:
             px = rows[y][x * bpp:x * bpp + 3]
             painted += px != b"\xff\xff\xff"
