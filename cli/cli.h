@@ -14,9 +14,10 @@ enum { PA_EXIT_OK = 0, PA_EXIT_USAGE = 1, PA_EXIT_BADINPUT = 2 };
 int pa_cli_error(const char *path, const struct pa_err *err);
 
 /* The session of f and its trace with opts (threads as PA_NO_THREADS
- * says, user stacks kept when call chains are asked for and recorded,
- * reading shown by prog unless NULL): NULL with err set (and *s, when
- * made, to free after the trace). */
+ * says, DWARF stacks unwound by libdwfl alone when PA_SLOW_UNWIND is set:
+ * resolver.h's slow_unwind, for tests; user stacks kept when call chains
+ * are asked for and recorded, reading shown by prog unless NULL): NULL
+ * with err set (and *s, when made, to free after the trace). */
 struct pa_trace_opts;
 struct pa_session;
 struct pa_progress;

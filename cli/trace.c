@@ -2,12 +2,15 @@
  * (script, export, annotate). */
 #include "cli.h"
 #include "resolver/resolver.h"
+
+#include <stdlib.h>
 #include "session/session.h"
 
 struct pa_trace *pa_cli_trace(struct pa_file *f, struct pa_trace_opts *to, struct pa_progress *prog,
                               struct pa_session **s, struct pa_err *err)
 {
 	to->res.no_threads = pa_cli_no_threads();
+	to->res.slow_unwind = getenv("PA_SLOW_UNWIND") != NULL;
 	/* (call chains copied only for a trace that reads them) */
 	struct pa_session_opts so = {.sz = sizeof(so),
 	                             .no_callchains = !to->callchains,

@@ -91,7 +91,7 @@ struct pa_srcinfo *pa_resolver_srcinfo(struct pa_resolver *r, const struct pa_lo
 
 /* unwind.c */
 /* User call chains from DWARF (perf record --call-graph dwarf): a sample's
- * user registers and stack copy unwound with libdwfl, as perf's
+ * user registers and stack copy unwound by libdwfl's CFI rules, as perf's
  * unwind__get_entries does. An instance is used by one thread at a time;
  * two may unwind at once while the session stands still (they only read
  * it, through pa_session_lookup_map). */

@@ -57,6 +57,9 @@ struct pa_resolver_opts {
 	bool no_demangle;
 	bool demangle_params; /* C++ names with their parameters (perf's -v) */
 	bool no_threads; /* no kernel preload on a thread of its own */
+	/* every frame of a DWARF unwinding stepped by libdwfl, none by the
+	 * fast path (unwind.c): the reference that path is tested against */
+	bool slow_unwind;
 	const char *symfs, *buildid_dir;
 	const char *kallsyms; /* --kallsyms FILE */
 	/* --vmlinux FILE: kernel symbols from this ELF's .symtab, as perf 6.1

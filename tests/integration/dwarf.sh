@@ -177,6 +177,18 @@ check_folded() {
 	same "$what folded '$o'" exp got
 }
 
+# check_slow WHAT FILE: pa's fast path (resolver/unwind.c) against
+# libdwfl stepping every frame (PA_SLOW_UNWIND): every chain the same
+check_slow() {
+	local what=$1 f=$2
+	if ! pa script -i "$f" >fast.txt 2>fast.err ||
+		! PA_SLOW_UNWIND=1 pa script -i "$f" >slow.txt 2>slow.err; then
+		fail "$what: pa script failed: $(head -n 2 fast.err slow.err)"
+		return
+	fi
+	same "$what: pa script, the fast path vs libdwfl alone" slow.txt fast.txt
+}
+
 optsets=(
 	""
 	"--no-children"
@@ -206,6 +218,7 @@ for f in "${files[@]}"; do
 	case_run check_folded "$base" "$f" "--max-stack 3"
 	# perf script's own text: unwound chains with inline frames
 	case_run check_script "$base" "$f"
+	case_run check_slow "$base" "$f"
 	# (srclines of recordings made now: perf dies of SIGPIPE on the
 	# fixture's, whose binary is gone)
 	[[ $f == "$TESTDATA"/* ]] ||
@@ -245,6 +258,8 @@ int main(int argc, char **argv)
 EOF2
 # shellcheck disable=SC2086
 if cc $CFLAGS -o sig sig.c && perf record -q --call-graph dwarf -F 4999 -o sig.data -- ./sig 600 >/dev/null 2>&1; then
+	# (signal frames and the trampoline: libdwfl's, the fast path's around)
+	check_slow "sig.data" "$WORK/sig.data"
 	# the absolute user ip of a sample whose first user frame is
 	# __restore_rt+0x9 (perf script prints the ip's registers after its
 	# chain), then every copy of it in the file moved back two bytes
@@ -272,6 +287,7 @@ open("sig7.data", "wb").write(d.replace(a, b))
 		grep -q ' __pthread_kill_implementation+0x' sig7.after ||
 			fail "sig7.data: perf did not unwind through __restore_rt+0x7"
 		check_script "sig7.data" "$WORK/sig7.data"
+		check_slow "sig7.data" "$WORK/sig7.data"
 		check_report "sig7.data" "$WORK/sig7.data" "--no-children -g caller"
 	fi
 else
