@@ -464,10 +464,15 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 	/* (branch mode: always, the source locations would mislead
 	 * dso_width_needs_syms) */
 	bool syms = r->chains || r->filter.nr_syms || r->opts.all_symbols || r->branch;
-	for (unsigned i = 0; i < r->nr_keys; i++)
+	bool srclines = false;
+	for (unsigned i = 0; i < r->nr_keys; i++) {
 		syms |= pa_keys[r->keys[i]].syms;
+		srclines |= r->keys[i] == K_SRCLINE;
+	}
+	/* (inline frames: of unwound entries only) */
 	if (syms)
-		pa_resolver_preload(r->res);
+		pa_resolver_preload(r->res, srclines || (r->chains && !r->opts.no_inline &&
+		                                         pa_file_records_user_stacks(f)));
 	if (r->opts.show_threads && pa_readvals_start(r))
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	int ret = pa_session_process(r->session, on_sample, r, err);
@@ -488,9 +493,6 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		return pa_err_set(err, ret, "out of memory");
 	if (ret)
 		return ret;
-	bool srclines = false;
-	for (unsigned i = 0; i < r->nr_keys; i++)
-		srclines |= r->keys[i] == K_SRCLINE;
 	syms = syms || dso_width_needs_syms(r);
 	if (syms ? pa_resolver_symbolize(r->res, srclines, r->chains && !r->opts.no_inline)
 	         : pa_resolver_locate(r->res))

@@ -43,13 +43,27 @@ struct dso_syms {
 	size_t nr_kmod_late_addrs;
 };
 
-/* The kernel's symbols loaded beside the stream (resolver.c). */
+/* A user DSO's symbols (and source lines) loaded beside the stream, taken
+ * by pa_resolver_dso_syms when the DSO is first looked up unchanged. */
+struct upreload {
+	const struct pa_dso *d;
+	struct pa_dso snap; /* a copy: the stream may touch the DSO meanwhile */
+	struct dso_syms ds;
+	bool taken;
+};
+
+/* The kernel's symbols, then those of the user DSOs the recording's
+ * build-id table names (the DSOs perf record saw samples in), loaded beside
+ * the stream (resolver.c). */
 struct kpreload {
 	pthread_t th;
 	struct pa_resolver *r;
 	struct pa_dso snap; /* a copy: the stream may touch the DSO meanwhile */
-	const struct pa_dso *d;
+	const struct pa_dso *d; /* the kernel, or NULL */
 	struct dso_syms ds;
+	struct upreload *u;
+	size_t nr_u;
+	bool src; /* the user DSOs' source lines too */
 	bool started;
 };
 
@@ -80,6 +94,13 @@ struct pa_resolver {
  * the symbol at a location's address, perf's srcline of a location. */
 struct dso_syms *pa_resolver_dso_syms(struct pa_resolver *r, const struct pa_dso *d);
 void pa_resolver_load_kernel(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds);
+/* A user DSO's into ds the same way (and with src its source lines, read
+ * whole), for the preload: reads d, the options and the finder only. */
+void pa_resolver_load_user(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds,
+                           bool src);
+/* resolver.c: the preloaded symbols of d into ds when there are any for d
+ * as it is now; false when not. */
+bool pa_resolver_take_preloaded(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds);
 const struct pa_sym *pa_resolver_lookup(struct pa_resolver *r, const struct pa_dso *d,
                                         uint64_t addr);
 /* inline.c: the inline frames of every unwound location */

@@ -650,7 +650,7 @@ static void load_perf_map(struct pa_resolver *r, const struct pa_dso *d, struct 
 struct dso_syms *pa_resolver_dso_syms(struct pa_resolver *r, const struct pa_dso *d)
 {
 	struct dso_syms *ds = &r->dsyms[d->idx];
-	if (ds->state)
+	if (ds->state || pa_resolver_take_preloaded(r, d, ds))
 		return ds;
 	switch (d->kind) {
 	case PA_DSO_KERNEL:
@@ -712,6 +712,16 @@ const struct pa_sym *pa_resolver_lookup(struct pa_resolver *r, const struct pa_d
 	return pa_symtab_find(ds->tab, addr);
 }
 
+/* The source lines of ds's symbols file (and its debug file), not read
+ * yet; NULL without memory. */
+static struct pa_srcinfo *open_src(struct dso_syms *ds)
+{
+	const char *sf = pa_symtab_symbol_file(ds->tab);
+	struct pa_err err = {0};
+	ds->src = pa_srcinfo_open(ds->elf_path, sf && strcmp(sf, ds->elf_path) ? sf : NULL, &err);
+	return ds->src;
+}
+
 struct pa_srcinfo *pa_resolver_srcinfo(struct pa_resolver *r, const struct pa_loc *l,
                                        uint64_t *addr)
 {
@@ -726,13 +736,19 @@ struct pa_srcinfo *pa_resolver_srcinfo(struct pa_resolver *r, const struct pa_lo
 		return NULL;
 	if (ds->vmlinux && !vmlinux_offset(ds, l->addr, addr))
 		return NULL;
-	if (!ds->src) {
-		const char *sf = pa_symtab_symbol_file(ds->tab);
-		struct pa_err err = {0};
-		ds->src = pa_srcinfo_open(ds->elf_path, sf && strcmp(sf, ds->elf_path) ? sf : NULL,
-		                          &err);
-	}
+	if (!ds->src)
+		open_src(ds);
 	return ds->src;
+}
+
+void pa_resolver_load_user(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds,
+                           bool src)
+{
+	load_elf(r, d, ds);
+	/* (the DSOs pa_resolver_srcinfo opens, the lookups' loading done now) */
+	if (src && ds->state == 1 && ds->elf_path && pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF &&
+	    d->kind == PA_DSO_USER && open_src(ds))
+		pa_srcinfo_load(ds->src);
 }
 
 /* The srcline value perf 6.1 shows: addr2line's answer for ELF DSOs (the

@@ -45,16 +45,17 @@ struct pa_resolver *pa_resolver_new(struct pa_session *s, const struct pa_resolv
 	return r;
 }
 
+static void dso_syms_free(struct dso_syms *ds);
+static void upreload_free(struct kpreload *k);
+
 void pa_resolver_free(struct pa_resolver *r)
 {
 	if (!r)
 		return;
 	pa_resolver_abort(r);
-	for (unsigned i = 0; i < r->nr_dsyms; i++) {
-		pa_symtab_free(r->dsyms[i].tab);
-		pa_srcinfo_free(r->dsyms[i].src);
-		free(r->dsyms[i].elf_path);
-	}
+	upreload_free(&r->kp);
+	for (unsigned i = 0; i < r->nr_dsyms; i++)
+		dso_syms_free(&r->dsyms[i]);
 	free(r->dsyms);
 	free(r->locs);
 	free(r->inl);
@@ -150,11 +151,52 @@ const uint32_t *pa_resolver_inlines(const struct pa_resolver *r)
 static void *kpreload_main(void *arg)
 {
 	struct kpreload *k = arg;
-	pa_resolver_load_kernel(k->r, &k->snap, &k->ds);
+	if (k->d)
+		pa_resolver_load_kernel(k->r, &k->snap, &k->ds);
+	for (size_t i = 0; i < k->nr_u; i++)
+		pa_resolver_load_user(k->r, &k->u[i].snap, &k->u[i].ds, k->src);
 	return NULL;
 }
 
-void pa_resolver_preload(struct pa_resolver *r)
+static void dso_syms_free(struct dso_syms *ds)
+{
+	pa_symtab_free(ds->tab);
+	pa_srcinfo_free(ds->src);
+	free(ds->elf_path);
+}
+
+/* The preloaded user DSOs not taken. */
+static void upreload_free(struct kpreload *k)
+{
+	for (size_t i = 0; i < k->nr_u; i++)
+		if (!k->u[i].taken)
+			dso_syms_free(&k->u[i].ds);
+	free(k->u);
+	k->u = NULL;
+	k->nr_u = 0;
+}
+
+/* The host's user DSOs of the build-id table (perf record's DSOs with
+ * samples), to preload; the list may come out empty without memory. */
+static void upreload_list(struct pa_resolver *r, struct kpreload *k)
+{
+	const struct pa_machine *host = pa_session_machine(r->session, 0);
+	size_t n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < pa_session_nr_dsos(r->session); i++) {
+			const struct pa_dso *d = pa_session_dso(r->session, i);
+			if (d->kind != PA_DSO_USER || !d->header_build_id || d->machine != host)
+				continue;
+			if (pass)
+				k->u[k->nr_u++] = (struct upreload){.d = d, .snap = *d};
+			n++;
+		}
+		if (!pass && (!n || !(k->u = calloc(n, sizeof(*k->u)))))
+			return;
+	}
+}
+
+void pa_resolver_preload(struct pa_resolver *r, bool src)
 {
 	struct kpreload *k = &r->kp;
 	memset(k, 0, sizeof(*k));
@@ -166,14 +208,21 @@ void pa_resolver_preload(struct pa_resolver *r)
 		    d->machine == pa_session_machine(r->session, 0))
 			k->d = d;
 	}
-	if (!k->d)
+	if (k->d)
+		k->snap = *k->d;
+	upreload_list(r, k);
+	if (!k->d && !k->nr_u)
 		return;
-	k->snap = *k->d;
+	k->src = src;
 	k->r = r;
 	k->started = !pthread_create(&k->th, NULL, kpreload_main, k);
+	if (!k->started)
+		upreload_free(k);
 }
 
-/* Join; with install, its result becomes the kernel's entry of r->dsyms. */
+/* Join; with install, its kernel result becomes the kernel's entry of
+ * r->dsyms (the user DSOs' wait for pa_resolver_take_preloaded), without,
+ * everything it loaded goes. */
 static void kpreload_finish(struct pa_resolver *r, bool install)
 {
 	struct kpreload *k = &r->kp;
@@ -181,10 +230,31 @@ static void kpreload_finish(struct pa_resolver *r, bool install)
 		return;
 	pthread_join(k->th, NULL);
 	k->started = false;
-	if (install && r->dsyms && k->d->idx < r->nr_dsyms)
+	if (install && r->dsyms && k->d && k->d->idx < r->nr_dsyms)
 		r->dsyms[k->d->idx] = k->ds;
-	else
+	else if (k->d)
 		pa_symtab_free(k->ds.tab);
+	if (!install)
+		upreload_free(k);
+}
+
+bool pa_resolver_take_preloaded(struct pa_resolver *r, const struct pa_dso *d, struct dso_syms *ds)
+{
+	struct kpreload *k = &r->kp;
+	for (size_t i = 0; i < k->nr_u && !k->started; i++) {
+		struct upreload *u = &k->u[i];
+		if (u->d != d || u->taken)
+			continue;
+		/* (loaded from the DSO as it was when the stream began) */
+		if (d->kind != u->snap.kind || d->long_name != u->snap.long_name ||
+		    d->build_id_size != u->snap.build_id_size ||
+		    memcmp(d->build_id, u->snap.build_id, d->build_id_size))
+			return false;
+		*ds = u->ds;
+		u->taken = true;
+		return true;
+	}
+	return false;
 }
 
 void pa_resolver_abort(struct pa_resolver *r)

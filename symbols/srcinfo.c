@@ -490,6 +490,11 @@ static int load(struct pa_srcinfo *s)
 	return r;
 }
 
+int pa_srcinfo_load(struct pa_srcinfo *s)
+{
+	return load(s);
+}
+
 /* ---- lookups ------------------------------------------------------------ */
 
 static const struct a2l_sec *find_section(const struct pa_srcinfo *s, uint64_t a)

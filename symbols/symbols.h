@@ -368,6 +368,9 @@ struct pa_srcinfo; /* per DSO: the DWARF handle, opened lazily, failure cached *
 struct pa_srcinfo *pa_srcinfo_open(const char *elf_path, const char *debug_path /* may be NULL */,
                                    struct pa_err *err);
 void pa_srcinfo_free(struct pa_srcinfo *s); /* accepts NULL */
+/* Reads now what the first lookup would (after which another thread may
+ * use s). 0 or -ENOMEM. */
+int pa_srcinfo_load(struct pa_srcinfo *s);
 
 /* Source line for a file offset in an ELF DSO (same address space as
  * pa_symtab_find_offset), formatted exactly as perf 6.1's `--sort srcline`
