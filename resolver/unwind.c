@@ -706,7 +706,7 @@ static bool ra_readable(struct pa_unwind *u, uint64_t pc)
  * libdwfl's CFI for the module (its ABI defaults included) and cached. A
  * sample with any other frame (no CFI there, other rules, a signal frame
  * or its trampoline) is unwound by libdwfl from the start, so a chain is
- * the same either way; 2-3x less time unwinding (bench/README.md). */
+ * the same either way, in a tenth of the time (bench/README.md). */
 
 /* A rule at an offset from the CFA as libdw gives it: DW_OP_call_frame_cfa,
  * DW_OP_plus_uconst N when N is not 0, then DW_OP_stack_value when the rule
