@@ -49,6 +49,7 @@ struct upreload {
 	const struct pa_dso *d;
 	struct pa_dso snap; /* a copy: the stream may touch the DSO meanwhile */
 	struct dso_syms ds;
+	bool loaded; /* by the thread, before the stream ended */
 	bool taken;
 };
 
@@ -64,6 +65,10 @@ struct kpreload {
 	struct upreload *u;
 	size_t nr_u;
 	bool src; /* the user DSOs' source lines too */
+	/* set when the stream ends: the DSOs not begun by then are left to
+	 * be loaded when looked up (never wait for what may not be needed:
+	 * a DSO filtered out, a debug file debuginfod would send) */
+	atomic_bool stop;
 	bool started;
 };
 

@@ -153,8 +153,10 @@ static void *kpreload_main(void *arg)
 	struct kpreload *k = arg;
 	if (k->d)
 		pa_resolver_load_kernel(k->r, &k->snap, &k->ds);
-	for (size_t i = 0; i < k->nr_u; i++)
+	for (size_t i = 0; i < k->nr_u && !atomic_load(&k->stop); i++) {
 		pa_resolver_load_user(k->r, &k->u[i].snap, &k->u[i].ds, k->src);
+		k->u[i].loaded = true;
+	}
 	return NULL;
 }
 
@@ -200,6 +202,7 @@ void pa_resolver_preload(struct pa_resolver *r, bool src)
 {
 	struct kpreload *k = &r->kp;
 	memset(k, 0, sizeof(*k));
+	atomic_init(&k->stop, false);
 	if (r->opts.vmlinux || r->opts.no_threads || sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return;
 	for (unsigned i = 0; i < pa_session_nr_dsos(r->session) && !k->d; i++) {
@@ -228,6 +231,7 @@ static void kpreload_finish(struct pa_resolver *r, bool install)
 	struct kpreload *k = &r->kp;
 	if (!k->started)
 		return;
+	atomic_store(&k->stop, true);
 	pthread_join(k->th, NULL);
 	k->started = false;
 	if (install && r->dsyms && k->d && k->d->idx < r->nr_dsyms)
@@ -243,7 +247,7 @@ bool pa_resolver_take_preloaded(struct pa_resolver *r, const struct pa_dso *d, s
 	struct kpreload *k = &r->kp;
 	for (size_t i = 0; i < k->nr_u && !k->started; i++) {
 		struct upreload *u = &k->u[i];
-		if (u->d != d || u->taken)
+		if (u->d != d || u->taken || !u->loaded)
 			continue;
 		/* (loaded from the DSO as it was when the stream began) */
 		if (d->kind != u->snap.kind || d->long_name != u->snap.long_name ||
