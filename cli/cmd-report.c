@@ -332,6 +332,9 @@ int cmd_report(int argc, const char **argv)
 			pa_report_foreach_dso_note(r, print_dso_note, NULL);
 		if (verbose && ro.callchain)
 			print_unwind_note(f);
+		if (pa_report_no_samples(r))
+			fprintf(stderr, "pa: '%s': warning: no samples to report%s\n", path,
+			        ro.cpus || ro.time ? " in the --cpu and --time ranges" : "");
 		if (pa_file_was_truncated(f))
 			fprintf(stderr,
 			        "pa: '%s': warning: data cut short, reported up to the last "

@@ -431,6 +431,14 @@ static size_t make_groups(struct pa_report *r, struct group *gs, size_t max)
 	return n;
 }
 
+bool pa_report_no_samples(const struct pa_report *r)
+{
+	for (unsigned e = 0; e < r->nr_evsels; e++)
+		if (r->total_samples[e])
+			return false;
+	return true;
+}
+
 int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err)
 {
 	bool elide[16];
@@ -443,6 +451,9 @@ int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err)
 	if (!r->opts.quiet)
 		fprintf(out, "# To display the perf.data header info, please use "
 		             "--header/--header-only options.\n#\n");
+	/* (perf stops when it has no hist entry: nothing else, not even -T) */
+	if (pa_report_no_samples(r))
+		return 0;
 	/* what an elided column would have said; perf prints it even with -q */
 	for (unsigned c = 0; c < r->nr_cols; c++) {
 		size_t n;

@@ -213,8 +213,12 @@ int pa_report_stats(struct pa_session *s, FILE *out, struct pa_err *err);
  * a tree of who forked whom, as perf 6.1 does. 0, or an error in err. */
 int pa_report_tasks(struct pa_session *s, FILE *out, struct pa_err *err);
 
-/* Write perf report --stdio output to out. */
+/* Write perf report --stdio output to out. When no sample was left after
+ * --time and --cpu (or the recording has none), only the two lines perf
+ * 6.1 prints before it says "The ... data has no samples!" (none with
+ * quiet): pa_report_no_samples() tells, for the caller to say so. */
 int pa_report_print(struct pa_report *r, FILE *out, struct pa_err *err);
+bool pa_report_no_samples(const struct pa_report *r);
 
 /* ---- Stacks: one call per unique stack (pa folded, pa flame graphs) -----
  *

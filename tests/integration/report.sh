@@ -341,6 +341,24 @@ for o in --tasks --stats; do
 	[ "$(grep -c 'burn' exp)" -ge 1 ] || [ $o = --stats ] || fail "perf report $o: no burn thread"
 	same "stat.data: pa report $o vs perf" exp got
 done
+# No sample left in the --time range (or --cpu's): perf prints its first
+# two lines only (nothing with -q) and says the data has no samples
+for q in "" -q; do
+	for o in "--time 1.0,2.0" "--time 1.0,2.0 -g caller --sort dso,sym -T"; do
+		# shellcheck disable=SC2086
+		perf report -i "$TESTDATA/le-file.data" --stdio $q $o >exp 2>/dev/null
+		# shellcheck disable=SC2086
+		pa report -i "$TESTDATA/le-file.data" --stdio $q $o >got 2>got.err
+		same "le-file.data: no sample in '$q $o'" exp got
+		CHECKS=$((CHECKS + 1))
+		grep -q "warning: no samples to report in the --cpu and --time ranges" got.err ||
+			fail "le-file.data '$q $o': pa did not say there is no sample: $(head -n 2 got.err)"
+	done
+done
+CHECKS=$((CHECKS + 1))
+[ "$(wc -l <exp)" = 0 ] && [ "$(wc -l <got)" = 0 ] ||
+	fail "-q with no sample: not empty"
+
 # perf's spellings that change nothing here: -f (--force), and --demangle
 # (the default) beside --no-demangle, as perf's option parser takes them
 perf report -i stat.data --stdio 2>/dev/null | grep -v '^# (Tip' >exp
