@@ -349,6 +349,25 @@ static bool memo_is(const struct memo *m, const struct cg_entry *t, int32_t tid)
 	       m->parent == t->parent && m->evsel == t->evsel;
 }
 
+/* r->ordered: t's entry in perf's trees, through *mo (NULL: none) when the
+ * trees did not change since mo's search in the same context (perf's
+ * comparison is no order, but a search of the same trees for the same
+ * keys takes the same path). */
+static int findnew_memo(struct pa_report *r, struct cg_state *c, const struct cg_entry *t,
+                        int32_t tid, struct memo *mo, uint32_t *idx)
+{
+	if (mo && memo_is(mo, t, tid) && mo->gen == c->gen) {
+		*idx = mo->entry - 1;
+		return 0;
+	}
+	uint64_t gen = c->gen;
+	if (findnew_entry(r, c, t, true, idx))
+		return -ENOMEM;
+	if (mo && gen == c->gen)
+		*mo = (struct memo){t->comm, t->parent, tid, t->cpu, t->evsel, *idx + 1, gen};
+	return 0;
+}
+
 /* The sample's own entry (tmp's keys): *self. */
 static int self_entry(struct pa_report *r, struct cg_state *c, const struct bucket *b,
                       const struct cg_entry *tmp, bool refiltered, uint32_t *self)
@@ -356,13 +375,16 @@ static int self_entry(struct pa_report *r, struct cg_state *c, const struct buck
 	int32_t tid = pa_thread_tid(tmp->thread);
 	/* remembered apart from chain entries (another key: the resolved
 	 * address, not the raw ip) */
-	struct memo *so = refiltered || c->etree ? NULL : &c->self_memo[b->loc];
+	struct memo *so = refiltered ? NULL : &c->self_memo[b->loc];
+	if (c->etree)
+		return findnew_memo(r, c, tmp, tid, so, self);
 	if (so && memo_is(so, tmp, tid))
 		*self = so->entry - 1;
 	else if (findnew_entry(r, c, tmp, true, self))
 		return -ENOMEM;
 	if (so)
-		*so = (struct memo){tmp->comm, tmp->parent, tid, tmp->cpu, tmp->evsel, *self + 1};
+		*so =
+		    (struct memo){tmp->comm, tmp->parent, tid, tmp->cpu, tmp->evsel, *self + 1, 0};
 	return 0;
 }
 
@@ -377,6 +399,10 @@ static bool dup_in_sample(struct pa_report *r, const struct cg_state *c, size_t 
 		const struct pa_sym *s = c->e[c->he_cache[k]].sym;
 		if (c->sym_key && s && t->sym && !s->inlined && !t->sym->inlined &&
 		    (s->start != t->sym->start || s->end != t->sym->end))
+			continue;
+		/* (and pa's: with an inline frame, equal symbols have one name) */
+		if (c->sym_key && s && t->sym && s != t->sym && (s->inlined || t->sym->inlined) &&
+		    s->name != t->sym->name && strcmp(s->name, t->sym->name))
 			continue;
 		if (!pa_report_entry_cmp(r, &c->e[c->he_cache[k]], t))
 			return true;
@@ -407,7 +433,7 @@ static int chain_entry(struct pa_report *r, struct cg_state *c, struct cg_entry 
 			return 0;
 		t->period = t->count = t->acc_period = t->acc_count = 0;
 		t->nr_refs = t->max_depth = 0;
-		return findnew_entry(r, c, t, true, idx) ? -ENOMEM : 0;
+		return findnew_memo(r, c, t, tid, &c->memo[li], idx);
 	}
 	struct memo *mo = &c->memo[li];
 	uint32_t i;
@@ -425,7 +451,7 @@ static int chain_entry(struct pa_report *r, struct cg_state *c, struct cg_entry 
 		if (findnew_entry(r, c, t, true, &i))
 			return -ENOMEM;
 	}
-	*mo = (struct memo){t->comm, t->parent, tid, t->cpu, t->evsel, i + 1};
+	*mo = (struct memo){t->comm, t->parent, tid, t->cpu, t->evsel, i + 1, 0};
 	*idx = i;
 	return 0;
 }

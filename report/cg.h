@@ -95,6 +95,9 @@ struct memo {
 	uint32_t cpu;
 	unsigned evsel;
 	uint32_t entry; /* + 1; 0: none yet */
+	/* r->ordered: the trees' gen when the entry was found there (not
+	 * made): the same search of unchanged trees finds it again */
+	uint64_t gen;
 };
 
 /* The graph threshold of an entry's event, as an absolute period. */
