@@ -69,6 +69,8 @@ struct pa_chainer {
 	struct ahead ahead[PA_SESSION_AHEAD_MAX];
 	uint64_t *ahead_ips; /* PA_SESSION_AHEAD_MAX * max_stack */
 	size_t nr_ahead, at_ahead;
+	uint64_t nr_slow; /* the instances' libdwfl unwindings at the last run */
+	bool shown_run;   /* a run was shown ahead before */
 };
 
 struct pa_chainer *pa_chainer_new(struct pa_resolver *r, int max_stack, bool caller,
@@ -242,13 +244,18 @@ int pa_chainer_unwinds(struct pa_chainer *c, const struct pa_sample *sm)
 
 /* ---- unwinding ahead, on two threads ---- */
 
-/* Why: a --call-graph dwarf report spends most of its time in libdw's
+/* Why: a --call-graph dwarf report spent most of its time in libdw's
  * unwinding, one sample after another; the samples of a run the session
  * shows ahead (no record changes the maps between them) are unwound half
  * here, half on a helper thread with its own pa_unwind, while the session
  * stands still. Each instance gives what one alone would: a sample's
  * unwinding depends on its registers, stack and thread's maps, not on the
- * instance's history (bench/README.md, "DWARF unwinding on two CPUs"). */
+ * instance's history (bench/README.md, "DWARF unwinding on two CPUs").
+ * Since unwind.c's fast path steps most frames, a run pays for the helper
+ * only where libdwfl unwinds (no CFI, other rules, i386): after a run (or
+ * the samples delivered since) with fewer than two of those, the next is
+ * unwound as delivered (the first run uses the helper) (bench/README.md, "DWARF frames by their CFI
+ * rules"). */
 
 struct ahead_job {
 	struct pa_chainer *c;
@@ -307,7 +314,12 @@ int pa_chainer_ahead(struct pa_chainer *c, struct pa_session *s, const struct pa
 		    .ev = &evs[k], .stack = sm->user_stack.data, .time = sm->time, .t = t};
 		jobs += t != NULL;
 	}
-	if (jobs < 2)
+	uint64_t slow = c->unwind ? pa_unwind_nr_slow(c->unwind) : 0;
+	slow += c->unwind2 ? pa_unwind_nr_slow(c->unwind2) : 0;
+	bool worth = !c->shown_run || slow - c->nr_slow >= 2;
+	c->nr_slow = slow;
+	c->shown_run = true;
+	if (jobs < 2 || !worth)
 		return 0; /* (each unwound when delivered) */
 	int ret = ahead_ready(c);
 	if (ret || !c->unwind2)

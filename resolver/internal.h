@@ -132,5 +132,7 @@ void pa_unwind_free(struct pa_unwind *u);
  * Returns how many (0 without user registers and stack). */
 size_t pa_unwind_sample(struct pa_unwind *u, struct pa_thread *t, const struct pa_sample *sm,
                         uint64_t *ips, size_t max);
+/* How many samples u unwound with libdwfl (not by the fast path alone). */
+uint64_t pa_unwind_nr_slow(const struct pa_unwind *u);
 
 #endif

@@ -188,6 +188,7 @@ struct pa_unwind {
 	} ra_cache[256];
 	struct fast_rule *rules; /* NRULES, by (file, address); made when first used */
 	bool no_fast;            /* every frame stepped by libdwfl */
+	uint64_t nr_slow;        /* samples libdwfl unwound */
 };
 
 /* ---- registers and memory ------------------------------------------------ */
@@ -928,6 +929,11 @@ void pa_unwind_free(struct pa_unwind *u)
 	free(u);
 }
 
+uint64_t pa_unwind_nr_slow(const struct pa_unwind *u)
+{
+	return u->nr_slow;
+}
+
 size_t pa_unwind_sample(struct pa_unwind *u, struct pa_thread *t, const struct pa_sample *sm,
                         uint64_t *ips, size_t max)
 {
@@ -960,6 +966,7 @@ size_t pa_unwind_sample(struct pa_unwind *u, struct pa_thread *t, const struct p
 			u->n = 0;
 			u->first = true;
 			u->prev_sigreturn = false;
+			u->nr_slow++;
 			ret = dwfl_getthread_frames(u->sp->dwfl, 1, frame_cb, u);
 		}
 		if (!u->conflict) {

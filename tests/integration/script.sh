@@ -142,12 +142,16 @@ for f in "${files[@]}"; do
 	[[ $(basename "$f") == fixed.data ]] &&
 		check_report "fixed.data" "$f" "--show-total-period -n --sort comm,dso"
 done
-# DWARF-unwound stacks, on two threads at once or on one: the same
+# DWARF-unwound stacks, on two threads at once or on one: the same (and
+# with libdwfl unwinding every sample, PA_SLOW_UNWIND, the helper thread
+# takes every run's half: resolver/chain.c)
 for f in "$TESTDATA"/le-dwarf*.data "$TESTDATA"/be-dwarf*.data; do
 	[ -s "$f" ] || continue
 	pa script -i "$f" >got 2>/dev/null
 	PA_NO_THREADS=1 pa script -i "$f" >exp 2>/dev/null
 	grep -q "^	" exp || fail "$(basename "$f"): no call chains in pa script's output"
 	same "$(basename "$f") script: threads vs PA_NO_THREADS" exp got
+	PA_SLOW_UNWIND=1 pa script -i "$f" >got 2>/dev/null
+	same "$(basename "$f") script: threads vs PA_NO_THREADS, PA_SLOW_UNWIND" exp got
 done
 finish
