@@ -13,12 +13,15 @@
  * Lifecycle: pa_report_new() -> pa_report_run() -> pa_report_print() and/or
  * pa_report_foreach_stack() -> pa_report_free().
  *
- * Threads: with call chains and two or more CPUs, pa_report_run() turns
- * records into buckets on a second thread, and unwinds half of each run
- * of a --call-graph dwarf recording's user stacks on a helper thread while
- * the session stands still (pa_chainer_ahead); all are joined before it
- * returns (PA_NO_THREADS in the environment keeps everything on one). The
- * caller sees no concurrency.
+ * Threads: with two or more CPUs, pa_report_run() loads the DSOs' symbols
+ * (and source lines, for inline frames and srclines) on a thread beside
+ * the stream (pa_resolver_preload); with call chains it turns records into
+ * buckets on a second thread, and unwinds half of each run of a
+ * --call-graph dwarf recording's user stacks on a helper thread while the
+ * session stands still, when the runs before needed libdwfl
+ * (pa_chainer_ahead); all are joined before it returns (PA_NO_THREADS in
+ * the environment keeps everything on one). The caller sees no
+ * concurrency.
  *
  * Limits (what perf 6.1 prints that pa does not reproduce):
  *  - Inline frames (opts.no_inline unset): their names are addr2line's,
