@@ -2,9 +2,9 @@
  * (script, export, annotate). */
 #include "cli.h"
 #include "resolver/resolver.h"
+#include "session/session.h"
 
 #include <stdlib.h>
-#include "session/session.h"
 
 struct pa_trace *pa_cli_trace(struct pa_file *f, struct pa_trace_opts *to, struct pa_progress *prog,
                               struct pa_session **s, struct pa_err *err)

@@ -469,10 +469,8 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		syms |= pa_keys[r->keys[i]].syms;
 		srclines |= r->keys[i] == K_SRCLINE;
 	}
-	/* (inline frames: of unwound entries only) */
 	if (syms)
-		pa_resolver_preload(r->res, srclines || (r->chains && !r->opts.no_inline &&
-		                                         pa_file_records_user_stacks(f)));
+		pa_resolver_preload(r->res, srclines, r->chains && !r->opts.no_inline);
 	if (r->opts.show_threads && pa_readvals_start(r))
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	int ret = pa_session_process(r->session, on_sample, r, err);

@@ -254,8 +254,8 @@ int pa_chainer_unwinds(struct pa_chainer *c, const struct pa_sample *sm)
  * Since unwind.c's fast path steps most frames, a run pays for the helper
  * only where libdwfl unwinds (no CFI, other rules, i386): after a run (or
  * the samples delivered since) with fewer than two of those, the next is
- * unwound as delivered (the first run uses the helper) (bench/README.md, "DWARF frames by their CFI
- * rules"). */
+ * unwound as delivered; the first run uses the helper (bench/README.md,
+ * "DWARF frames by their CFI rules"). */
 
 struct ahead_job {
 	struct pa_chainer *c;

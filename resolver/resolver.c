@@ -198,7 +198,7 @@ static void upreload_list(struct pa_resolver *r, struct kpreload *k)
 	}
 }
 
-void pa_resolver_preload(struct pa_resolver *r, bool src)
+void pa_resolver_preload(struct pa_resolver *r, bool srclines, bool inlines)
 {
 	struct kpreload *k = &r->kp;
 	memset(k, 0, sizeof(*k));
@@ -216,7 +216,7 @@ void pa_resolver_preload(struct pa_resolver *r, bool src)
 	upreload_list(r, k);
 	if (!k->d && !k->nr_u)
 		return;
-	k->src = src;
+	k->src = srclines || (inlines && pa_file_records_user_stacks(pa_session_file(r->session)));
 	k->r = r;
 	k->started = !pthread_create(&k->th, NULL, kpreload_main, k);
 	if (!k->started)

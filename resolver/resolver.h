@@ -85,9 +85,10 @@ uint64_t pa_resolver_mem(const struct pa_resolver *r);
 /* The running kernel's symbols are loaded on a thread of their own while
  * the stream runs, when the recording names its build-id (not with
  * --vmlinux, no_threads or one CPU); then those of the user DSOs the
- * recording's build-id table names, and with src (inline frames or
- * srclines to come) their source lines. */
-void pa_resolver_preload(struct pa_resolver *r, bool src);
+ * recording's build-id table names, and their source lines when
+ * pa_resolver_symbolize() will be given srclines, or inlines for a
+ * recording with user stacks (the inline frames are of unwound entries). */
+void pa_resolver_preload(struct pa_resolver *r, bool srclines, bool inlines);
 /* After the stream: a symbol for every location (and, with srclines, the
  * srcline of every sample's location: ip 0); the interning table goes. With inlines, each unwound
  * location gets perf 6.1's inline frames (its append_inlines, which perf

@@ -285,10 +285,7 @@ int pa_trace_run(struct pa_trace *t, struct pa_err *err)
 	if (!(t->chainer = pa_chainer_new(t->r, t->opts.max_stack, false,
 	                                  pa_file_layout(pa_session_file(t->s))->data_size)))
 		return pa_err_set(err, -ENOMEM, "out of memory");
-	/* (inline frames: of unwound entries only) */
-	pa_resolver_preload(t->r, t->opts.srclines ||
-	                              (t->opts.callchains && !t->opts.no_inline &&
-	                               pa_file_records_user_stacks(pa_session_file(t->s))));
+	pa_resolver_preload(t->r, t->opts.srclines, t->opts.callchains && !t->opts.no_inline);
 	if (t->opts.callchains && pa_file_records_user_stacks(pa_session_file(t->s)) &&
 	    !t->opts.res.no_threads && sysconf(_SC_NPROCESSORS_ONLN) > 1)
 		pa_session_set_ahead_fn(t->s, on_ahead, t);

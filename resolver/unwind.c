@@ -207,6 +207,15 @@ static bool reg_value(const struct pa_sample *sm, unsigned id, uint64_t *val)
 	return true;
 }
 
+/* The little-endian word of size bytes at b. */
+static uint64_t le_word(const uint8_t *b, unsigned size)
+{
+	uint64_t v = 0;
+	for (unsigned i = size; i-- > 0;)
+		v = v << 8 | b[i];
+	return v;
+}
+
 /* Byte i of the user's stack (formats says whether the copy's 8-byte
  * units are reversed; perf reading such a file swaps them back). */
 static uint8_t stack_byte(const struct pa_unwind *u, uint64_t i)
@@ -248,10 +257,7 @@ static bool read_mem(struct pa_unwind *u, uint64_t addr, unsigned size, uint64_t
 		if (f && al.addr < f->raw_size && f->raw_size - al.addr >= size)
 			memcpy(b, f->raw + al.addr, size);
 	}
-	uint64_t v = 0;
-	for (unsigned i = size; i-- > 0;)
-		v = v << 8 | b[i];
-	*out = v;
+	*out = le_word(b, size);
 	return true;
 }
 
@@ -549,11 +555,15 @@ static bool ensure_module(struct pa_unwind *u, uint64_t pc, const struct umod **
 
 /* Does the x86_64 signal trampoline (mov $15,%rax; syscall: glibc's and
  * musl's __restore_rt) start at pc? */
+static bool sigreturn_words(uint64_t w0, uint64_t w1)
+{
+	return w0 == 0x0f0000000fc0c748ull && (w1 & 0xff) == 0x05;
+}
+
 static bool sigreturn_at(struct pa_unwind *u, uint64_t pc)
 {
 	uint64_t w0, w1;
-	return read_mem(u, pc, 8, &w0) && read_mem(u, pc + 8, 8, &w1) &&
-	       w0 == 0x0f0000000fc0c748ull && (w1 & 0xff) == 0x05;
+	return read_mem(u, pc, 8, &w0) && read_mem(u, pc + 8, 8, &w1) && sigreturn_words(w0, w1);
 }
 
 /* Is pc in the signal trampoline: at its start (a return address, or a
@@ -569,11 +579,7 @@ static bool is_sigreturn(struct pa_unwind *u, uint64_t pc)
 /* The word read_mem gives at offset off of f's file. */
 static uint64_t file_word(const struct ufile *f, uint64_t off)
 {
-	uint64_t v = 0;
-	if (off < f->raw_size && f->raw_size - off >= 8)
-		for (unsigned i = 8; i-- > 0;)
-			v = v << 8 | f->raw[off + i];
-	return v;
+	return off < f->raw_size && f->raw_size - off >= 8 ? le_word(f->raw + off, 8) : 0;
 }
 
 /* is_sigreturn(u, pc) for a pc in map of file f: read from the file
@@ -590,8 +596,7 @@ static bool sigreturn_in(struct pa_unwind *u, const struct pa_map *map, const st
 		return is_sigreturn(u, pc);
 	uint64_t off = pc - map->start + map->pgoff;
 	for (int k = 0; k < 2; k++, off -= 7)
-		if (file_word(f, off) == 0x0f0000000fc0c748ull &&
-		    (file_word(f, off + 8) & 0xff) == 0x05)
+		if (sigreturn_words(file_word(f, off), file_word(f, off + 8)))
 			return true;
 	return false;
 }
@@ -665,8 +670,16 @@ static bool ra_defined(struct pa_unwind *u, uint64_t pc)
 /* Can the last frame's return address be read from the stack copy? Where
  * it cannot (the copy stops short of it), libdwfl ends as when it reads
  * 0, but perf's libunwind keeps no entry then. Known only for a CFA of a
- * register (rsp, rbp) plus an offset, with the return address just below
- * it (x86_64); else taken as readable. */
+ * register (rsp, rbp: DWARF reg 7, 6) plus off, with the return address
+ * just below it (x86_64); else taken as readable. */
+static bool cfa_ra_readable(struct pa_unwind *u, uint64_t reg, uint64_t off)
+{
+	bool sp = reg == 7 && u->have_sp, bp = reg == 6 && u->have_bp;
+	uint64_t v;
+	return !(sp || bp) || read_mem(u, (sp ? u->last_sp : u->last_bp) + off - 8, 8, &v);
+}
+
+/* The same, with the CFA rule of the CFI at pc. */
 static bool ra_readable(struct pa_unwind *u, uint64_t pc)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(u->sp->dwfl, pc);
@@ -683,11 +696,8 @@ static bool ra_readable(struct pa_unwind *u, uint64_t pc)
 		bool x = ops[0].atom == DW_OP_bregx;
 		uint64_t reg = x ? ops[0].number : (uint64_t)(ops[0].atom - DW_OP_breg0);
 		uint64_t off = x ? ops[0].number2 : ops[0].number;
-		bool breg = x || (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31);
-		bool sp = breg && reg == 7 && u->have_sp, bp = breg && reg == 6 && u->have_bp;
-		uint64_t v;
-		if (sp || bp)
-			readable = read_mem(u, (sp ? u->last_sp : u->last_bp) + off - 8, 8, &v);
+		if (x || (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31))
+			readable = cfa_ra_readable(u, reg, off);
 	}
 	free(fr);
 	return readable;
@@ -778,15 +788,6 @@ static const struct fast_rule *rule_at(struct pa_unwind *u, const struct umod *m
 		free(fr);
 	}
 	return r;
-}
-
-/* ra_readable(u, u->last_pc) from the last frame's rules. */
-static bool fast_ra_readable(struct pa_unwind *u, const struct fast_rule *r)
-{
-	bool sp = r->cfa_reg == 7 && u->have_sp, bp = r->cfa_reg == 6 && u->have_bp;
-	uint64_t v;
-	return !(sp || bp) ||
-	       read_mem(u, (sp ? u->last_sp : u->last_bp) + (uint64_t)r->cfa_off - 8, 8, &v);
 }
 
 /* Unwinds the sample as frame_cb and libdwfl would, for the frames the
@@ -971,7 +972,8 @@ size_t pa_unwind_sample(struct pa_unwind *u, struct pa_thread *t, const struct p
 		}
 		if (!u->conflict) {
 			if (!ret && !u->abi32 && u->n && u->n < max && u->last_ok &&
-			    (fast ? last->ra == RULE_AT && fast_ra_readable(u, last)
+			    (fast ? last->ra == RULE_AT &&
+			                cfa_ra_readable(u, last->cfa_reg, (uint64_t)last->cfa_off)
 			          : ra_defined(u, u->last_pc) && ra_readable(u, u->last_pc)))
 				ips[u->n++] = UINT64_MAX;
 			break;
