@@ -57,22 +57,20 @@ bool pa_cli_user_stacks(struct pa_file *f)
 }
 
 /* -v: the user stacks of a recording from another arch stay as the kernel
- * recorded them (the rule of report/unwind.c: x86 only; a recording that
- * names no arch is taken for this machine's, as perf does). */
+ * recorded them (a recording that names no arch is taken for this
+ * machine's, as perf does). */
 static void print_unwind_note(struct pa_file *f)
 {
 	const char *arch = pa_file_header(f)->arch;
 	struct utsname un;
-	if (!arch || !*arch)
-		arch = uname(&un) ? "" : un.machine;
-	if (!strcmp(arch, "x86_64") || !strcmp(arch, "x86") || !strcmp(arch, "amd64") ||
-	    (arch[0] == 'i' && arch[1] && arch[2] == '8' && arch[3] == '6' && !arch[4]))
+	if (pa_resolver_unwinds_arch(arch) || !pa_file_records_user_stacks(f))
 		return;
-	if (pa_file_records_user_stacks(f))
-		fprintf(stderr,
-		        "pa: user stacks not unwound (perf record --call-graph dwarf): the "
-		        "recording's arch is '%s', pa unwinds x86 (x86_64, i386) only\n",
-		        arch);
+	fprintf(stderr,
+	        "pa: user stacks not unwound (perf record --call-graph dwarf): the "
+	        "recording's arch is '%s', pa unwinds x86 (x86_64, i386) only\n",
+	        arch && *arch ? arch
+	        : uname(&un)  ? ""
+	                      : un.machine);
 }
 
 /* Whether a -g argument names an order (perf accepts any prefix). */

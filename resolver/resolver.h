@@ -89,6 +89,10 @@ uint64_t pa_resolver_mem(const struct pa_resolver *r);
  * pa_resolver_symbolize() will be given srclines, or inlines for a
  * recording with user stacks (the inline frames are of unwound entries). */
 void pa_resolver_preload(struct pa_resolver *r, bool srclines, bool inlines);
+/* Whether pa unwinds the user stacks (--call-graph dwarf) of a recording
+ * of arch, perf's uname -m (NULL or "": this machine's, as perf takes it):
+ * x86_64 and i386. */
+bool pa_resolver_unwinds_arch(const char *arch);
 /* After the stream: a symbol for every location (and, with srclines, the
  * srcline of every sample's location: ip 0); the interning table goes. With inlines, each unwound
  * location gets perf 6.1's inline frames (its append_inlines, which perf

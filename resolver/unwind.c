@@ -843,9 +843,9 @@ static bool unwind_fast(struct pa_unwind *u, int *ret, const struct fast_rule **
 
 /* ---- the unwinder ------------------------------------------------------------ */
 
-/* perf's perf_env__arch(): the recording's uname -m, or this machine's when
- * the recording does not say. */
-static bool arch_is_x86(const char *arch)
+/* (perf's perf_env__arch(): the recording's uname -m, or this machine's
+ * when the recording does not say) */
+bool pa_resolver_unwinds_arch(const char *arch)
 {
 	struct utsname un;
 	if (!arch || !*arch)
@@ -859,7 +859,7 @@ struct pa_unwind *pa_unwind_new(struct pa_resolver *r, const char **why)
 	struct pa_file *file = pa_session_file(r->session);
 	const char *arch = pa_file_header(file)->arch;
 	*why = NULL;
-	if (!arch_is_x86(arch)) {
+	if (!pa_resolver_unwinds_arch(arch)) {
 		*why = "pa unwinds the user stacks of x86 recordings only";
 		return NULL;
 	}
