@@ -226,9 +226,9 @@ struct pa_evsel {
 	uint32_t nr_ids;
 	uint32_t sample_size; /* bytes of the fixed part (perf's evsel->sample_size) */
 	int id_pos, is_pos;  /* id position in samples / from the end of trailers */
-	/* offsets in a sample record (from its start) of IP, TID and TIME,
-	 * fixed slots that come before any variable part; 0: none */
-	uint32_t ip_pos, tid_pos, time_pos;
+	/* offsets in a sample record (from its start) of IP, TID, TIME, CPU
+	 * and PERIOD, fixed slots that come before any variable part; 0: none */
+	uint32_t ip_pos, tid_pos, time_pos, cpu_pos, period_pos;
 };
 
 /* The event's name: the recorded one, else what perf derives from the attr
@@ -434,7 +434,7 @@ struct pa_event {
 	const void *raw;
 	/* pa_file_set_lazy_samples(): a sample of which only type, misc,
 	 * size, offset, raw, evsel and sample.type, .time, .ip, .pid and .tid
-	 * are set; pa_file_decode_raw() gives the rest. */
+	 * are set; pa_file_sample_sums() and pa_file_decode_raw() give the rest. */
 	bool lazy;
 	const struct pa_evsel *evsel; /* for samples and records with a trailer */
 	struct pa_sample sample;
@@ -590,6 +590,11 @@ bool pa_file_decoded_in_place(const struct pa_file *f);
  * lazy (its time and event only: pa_event.lazy), for a reader that orders
  * samples by time and decodes them when it delivers them. Off at open. */
 void pa_file_set_lazy_samples(struct pa_file *f, bool on);
+/* A sample's cpu and period, read now from a lazy one (for a reader that
+ * needs them: the lazy read itself stays what a pass that needs only the
+ * ip reads). */
+void pa_file_sample_sums(const struct pa_file *f, const struct pa_event *ev, uint32_t *cpu,
+                         uint64_t *period);
 
 enum pa_file_mode pa_file_mode(const struct pa_file *f);
 bool pa_file_needs_swap(const struct pa_file *f);

@@ -279,6 +279,14 @@ struct pa_evsel *pa_file_add_evsel(struct pa_file *f, const struct pa_attr *attr
 		e->time_pos =
 		    8 + 8 * (uint32_t)__builtin_popcountll(
 		                t & (PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP | PA_SAMPLE_TID));
+	/* ... then ADDR, ID, STREAM_ID, CPU, PERIOD */
+	uint64_t before_cpu = PA_SAMPLE_IDENTIFIER | PA_SAMPLE_IP | PA_SAMPLE_TID | PA_SAMPLE_TIME |
+	                      PA_SAMPLE_ADDR | PA_SAMPLE_ID | PA_SAMPLE_STREAM_ID;
+	if (t & PA_SAMPLE_CPU)
+		e->cpu_pos = 8 + 8 * (uint32_t)__builtin_popcountll(t & before_cpu);
+	if (t & PA_SAMPLE_PERIOD)
+		e->period_pos =
+		    8 + 8 * (uint32_t)__builtin_popcountll(t & (before_cpu | PA_SAMPLE_CPU));
 	for (uint32_t i = 0; i < nr_ids; i++) {
 		int created;
 		void **slot = pa_u64map_slot(&f->ids, ids[i], &created);
@@ -1191,6 +1199,22 @@ static int next_outer(struct pa_file *f, struct pa_event *ev, struct pa_err *err
 void pa_file_set_lazy_samples(struct pa_file *f, bool on)
 {
 	f->lazy_samples = on;
+}
+
+void pa_file_sample_sums(const struct pa_file *f, const struct pa_event *ev, uint32_t *cpu,
+                         uint64_t *period)
+{
+	(void)f; /* (a lazy sample is in host order, raw in the mapping) */
+	const struct pa_evsel *e = ev->evsel;
+	const uint8_t *p = ev->raw;
+	if (!ev->lazy || !e || !p) {
+		*cpu = ev->sample.cpu;
+		*period = ev->sample.period;
+		return;
+	}
+	*cpu = e->cpu_pos ? ld32(p + e->cpu_pos, false) : 0;
+	/* (perf's period of an event that does not record one) */
+	*period = e->period_pos ? ld64(p + e->period_pos, false) : e->attr.sample_period;
 }
 
 int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, struct pa_err *err)

@@ -473,6 +473,9 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		pa_resolver_preload(r->res, srclines, r->chains && !r->opts.no_inline);
 	if (r->opts.show_threads && pa_readvals_start(r))
 		return pa_err_set(err, -ENOMEM, "out of memory");
+	/* a flat report whose entries' order is not the samples' (r->ordered)
+	 * only sums them */
+	pa_session_set_summing(r->session, !r->chains && !r->branch && !r->ordered);
 	int ret = pa_session_process(r->session, on_sample, r, err);
 	for (size_t i = 0; !r->chains && !r->branch && i < FAST_SLOTS; i++)
 		fast_flush(r, &r->fast[i]);

@@ -10,6 +10,7 @@ struct pa_maps;
 struct qent;   /* order.c */
 struct qchunk; /* order.c */
 struct qhit;   /* order.c */
+struct qsum;   /* order.c */
 
 struct pa_session {
 	/* ---- read-mostly */
@@ -33,11 +34,13 @@ struct pa_session {
 	struct qent *queue, *qtmp;
 	size_t nq, capq;
 	struct qchunk *chunks, *cur_chunk;
-	/* the hit pass's samples (order.c): no sample callback and no side
-	 * callback, so a sample only marks the DSO its ip lands in */
-	bool hit_pass;
+	/* the hit pass's samples (order.c): no side callback, and a sample
+	 * callback that only sums (summing) or none, so that a sample only
+	 * marks the DSO its ip lands in */
+	bool summing, hit_pass;
 	struct qhit *hits, *htmp;
-	size_t nh, caph;
+	struct qsum *sums, *stmp; /* (a summing callback's: beside hits) */
+	size_t nh, caph, capsum;
 	uint64_t nr_queued_side; /* queue entries queued in the hit pass */
 	uint64_t max_timestamp, next_flush, last_flush;
 	uint64_t nr_unordered;
@@ -78,6 +81,10 @@ struct pa_hit_memo {
 };
 int pa_session_deliver_hit(struct pa_session *s, struct pa_hit_memo *memo, int32_t pid, int32_t tid,
                            uint16_t misc, uint64_t ip);
+/* the hit pass's sample to a summing callback (ev: a sample with the
+ * fields summing promises), memo's thread used or set as above */
+int pa_session_deliver_summed(struct pa_session *s, struct pa_hit_memo *memo,
+                              const struct pa_event *ev);
 int pa_session_add_header_build_id(struct pa_session *s, const struct pa_buildid_entry *e);
 /* would holding "more" bytes on top of "used" pass the memory cap? */
 bool pa_session_over_cap(const struct pa_session *s, uint64_t used, uint64_t more);

@@ -36,22 +36,33 @@ struct qent {
 	struct qev *q;
 };
 
-/* A sample of the hit pass (a session with no sample and no side
- * callback: buildid-list --with-hits, buildid-cache): where its ip lands
- * is all that is read of it, once, when it is read from the file. Its
- * DSO's hit mark is set and never cleared, so samples need their order
- * against the records that change the model, not among themselves:
- * between two such records the samples of a round are delivered as they
- * came, with no sort and no second read of the file, unless one would
- * change the threads (a thread made or given its pid by a sample, where
- * which sample comes first decides). side_seq: the side records queued
- * before it, to order it against one of equal time as they came. */
+/* A sample of the hit pass (a session with no side callback, and no
+ * sample callback, as buildid-list --with-hits and buildid-cache, or one
+ * that only sums, pa_session_set_summing: a flat report): where its ip
+ * lands (and for a summing callback what struct qsum holds) is all that
+ * is read of it, once, when it is read from the file. Its DSO's hit mark is
+ * set and never cleared, and sums do not care for the order they were
+ * added in, so samples need their order against the records that change
+ * the model, not among themselves: between two such records the samples
+ * of a round are delivered as they came, with no sort and no second read
+ * of the file, unless one would change the threads (a thread made or
+ * given its pid by a sample, where which sample comes first decides).
+ * side_seq: the side records queued before it, to order it against one
+ * of equal time as they came. */
 struct qhit {
 	uint64_t time, ip;
 	int32_t pid, tid;
 	uint32_t side_seq; /* (mod 2^32) */
 	uint32_t nth;      /* its arrival in its round, for a stable sort */
 	uint16_t misc;
+};
+
+/* The rest of a summing callback's sample, beside its qhit (same index):
+ * an array of its own, so that buildid-list's entries stay small. */
+struct qsum {
+	uint64_t period;
+	const struct pa_evsel *evsel;
+	uint32_t cpu;
 };
 
 /* What DWARF unwinding needs of a sample, copied (the valid part of the
@@ -113,7 +124,9 @@ uint64_t pa_session_sample_key_ahead(const struct pa_session *s)
 /* What the queue holds: the events waiting to be ordered. */
 uint64_t pa_session_queue_bytes(const struct pa_session *s)
 {
-	uint64_t n = (s->capq * sizeof(*s->queue) + s->caph * sizeof(*s->hits)) * 2;
+	uint64_t n = (s->capq * sizeof(*s->queue) + s->caph * sizeof(*s->hits) +
+	              s->capsum * sizeof(*s->sums)) *
+	             2;
 	for (const struct qchunk *c = s->chunks; c; c = c->next)
 		n += c->arena.used_total;
 	return n;
@@ -131,6 +144,8 @@ void pa_session_queue_release(struct pa_session *s)
 	free(s->qtmp);
 	free(s->hits);
 	free(s->htmp);
+	free(s->sums);
+	free(s->stmp);
 	free(s->ahead_evs);
 	pa_arena_release(&s->ahead_arena);
 }
@@ -300,9 +315,16 @@ static void note_time(struct pa_session *s, uint64_t time)
 
 static int enqueue_hit(struct pa_session *s, const struct pa_event *ev)
 {
-	if (grow_pair((void **)&s->hits, (void **)&s->htmp, s->nh, &s->caph, sizeof(*s->hits)))
+	if (grow_pair((void **)&s->hits, (void **)&s->htmp, s->nh, &s->caph, sizeof(*s->hits)) ||
+	    (s->fn &&
+	     grow_pair((void **)&s->sums, (void **)&s->stmp, s->nh, &s->capsum, sizeof(*s->sums))))
 		return -ENOMEM;
 	const struct pa_sample *sm = &ev->sample;
+	if (s->fn) {
+		struct qsum *q = &s->sums[s->nh];
+		q->evsel = ev->evsel;
+		pa_file_sample_sums(s->file, ev, &q->cpu, &q->period);
+	}
 	s->hits[s->nh] = (struct qhit){.time = sm->time,
 	                               .ip = sm->ip,
 	                               .pid = (int32_t)sm->pid,
@@ -597,23 +619,54 @@ static bool hit_before(const struct qhit *h, const struct qent *e)
 
 /* The round's samples (time <= limit) into htmp in arrival order, the
  * others kept; how many went, and (when *settled comes in true) whether
- * none would change the threads. */
+ * none would change the threads (each thread asked once per run of its
+ * samples). */
 static size_t take_hits(struct pa_session *s, uint64_t limit, bool *settled)
 {
-	size_t w = 0, keep = 0;
-	for (size_t i = 0; i < s->nh; i++) {
-		struct qhit h = s->hits[i];
+	size_t w = 0, keep = 0, n = s->nh;
+	struct qhit *hits = s->hits, *out = s->htmp;
+	struct qsum *sums = s->sums, *sout = s->stmp;
+	int32_t pid = 0, tid = 0;
+	bool asked = false, ok = *settled;
+	for (size_t i = 0; i < n; i++) {
+		struct qhit h = hits[i];
 		if (h.time > limit) {
-			s->hits[keep++] = h;
+			if (sums)
+				sums[keep] = sums[i];
+			hits[keep++] = h;
 			continue;
 		}
-		if (*settled && !pa_session_settled_thread(s, h.pid, h.tid))
-			*settled = false;
+		if (ok && !(asked && h.pid == pid && h.tid == tid)) {
+			ok = pa_session_settled_thread(s, h.pid, h.tid) != NULL;
+			pid = h.pid, tid = h.tid, asked = true;
+		}
+		if (sums)
+			sout[w] = sums[i];
 		h.nth = (uint32_t)w;
-		s->htmp[w++] = h;
+		out[w++] = h;
 	}
 	s->nh = keep;
+	*settled = ok;
 	return w;
+}
+
+/* A hit of htmp to a summing callback, as a sample with the fields it
+ * reads (ev: zeroed once by the caller). */
+static int deliver_summed(struct pa_session *s, struct pa_hit_memo *memo, const struct qhit *h,
+                          struct pa_event *ev)
+{
+	const struct qsum *sum = &s->stmp[h->nth];
+	ev->type = PA_REC_SAMPLE;
+	ev->misc = h->misc;
+	ev->evsel = sum->evsel;
+	ev->sample.type = sum->evsel ? sum->evsel->attr.sample_type : 0;
+	ev->sample.time = h->time;
+	ev->sample.ip = h->ip;
+	ev->sample.pid = (uint32_t)h->pid;
+	ev->sample.tid = (uint32_t)h->tid;
+	ev->sample.cpu = sum->cpu;
+	ev->sample.period = sum->period;
+	return pa_session_deliver_summed(s, memo, ev);
 }
 
 /* flush_queue of the hit pass: the side records with time <= limit in
@@ -632,7 +685,7 @@ static int flush_hits(struct pa_session *s, uint64_t limit)
 	size_t nw = take_hits(s, limit, &settled);
 	if (nw > 1 && !settled)
 		qsort(s->htmp, nw, sizeof(*s->htmp), hit_cmp);
-	struct pa_event ev = {0}, rev = {0};
+	struct pa_event ev = {0}, rev = {0}, hev = {0};
 	struct pa_hit_memo memo = {0};
 	uint64_t last = 0;
 	int ret = 0;
@@ -642,7 +695,9 @@ static int flush_hits(struct pa_session *s, uint64_t limit)
 		for (; !ret && j < nw && (!e || hit_before(&s->htmp[j], e)); j++) {
 			const struct qhit *h = &s->htmp[j];
 			last = h->time > last ? h->time : last;
-			ret = pa_session_deliver_hit(s, &memo, h->pid, h->tid, h->misc, h->ip);
+			ret = s->fn ? deliver_summed(s, &memo, h, &hev)
+			            : pa_session_deliver_hit(s, &memo, h->pid, h->tid, h->misc,
+			                                     h->ip);
 		}
 		if (ret || !e)
 			break;
@@ -742,7 +797,9 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 	/* samples queued in place need only their time until delivered
 	 * (not their keys: those are made from the whole sample) */
 	pa_file_set_lazy_samples(s->file, !s->opts.unordered && !s->opts.keys_ahead);
-	s->hit_pass = !fn && !s->side_mask && !s->opts.unordered && !s->opts.keys_ahead;
+	const struct pa_session_opts *o = &s->opts;
+	bool sums = s->summing && o->no_callchains && !o->keep_branches && !o->keep_user_stacks;
+	s->hit_pass = (!fn || sums) && !s->side_mask && !o->unordered && !o->keys_ahead;
 	int r = read_events(s, err, &at, &read_err, &limit);
 	pa_file_set_lazy_samples(s->file, false);
 	if (read_err)

@@ -856,12 +856,9 @@ void pa_session_mark_chain(struct pa_session *s, struct pa_thread *t, const stru
 	}
 }
 
-static int deliver_sample(struct pa_session *s, const struct pa_event *ev)
+/* A sample of thread t to the callback. */
+static int sample_to_fn(struct pa_session *s, const struct pa_event *ev, struct pa_thread *t)
 {
-	struct pa_thread *t =
-		findnew_thread(s, host(s), (int32_t)ev->sample.pid, (int32_t)ev->sample.tid);
-	if (!t)
-		return -ENOMEM;
 	s->nr_samples++;
 	struct pa_addr_loc loc;
 	if (s->opts.lazy_sample_loc)
@@ -874,6 +871,13 @@ static int deliver_sample(struct pa_session *s, const struct pa_event *ev)
 	int ret = s->fn ? s->fn(s->ctx, s, ev, t, &loc) : 0;
 	s->cur_key = 0;
 	return ret;
+}
+
+static int deliver_sample(struct pa_session *s, const struct pa_event *ev)
+{
+	struct pa_thread *t =
+	    findnew_thread(s, host(s), (int32_t)ev->sample.pid, (int32_t)ev->sample.tid);
+	return t ? sample_to_fn(s, ev, t) : -ENOMEM;
 }
 
 /* The thread a side record names, for pa_session_side_fn. */
@@ -949,6 +953,20 @@ int pa_session_deliver_hit(struct pa_session *s, struct pa_hit_memo *m, int32_t 
 	return 0;
 }
 
+int pa_session_deliver_summed(struct pa_session *s, struct pa_hit_memo *m,
+                              const struct pa_event *ev)
+{
+	progress_tick(s);
+	int32_t pid = (int32_t)ev->sample.pid, tid = (int32_t)ev->sample.tid;
+	if (!m->t || m->pid != pid || m->tid != tid) {
+		struct pa_thread *t = findnew_thread(s, host(s), pid, tid);
+		if (!t)
+			return -ENOMEM;
+		*m = (struct pa_hit_memo){.t = t, .pid = pid, .tid = tid};
+	}
+	return sample_to_fn(s, ev, m->t);
+}
+
 struct pa_thread *pa_session_settled_thread(struct pa_session *s, int32_t pid, int32_t tid)
 {
 	struct pa_thread *t = find_thread(host(s), tid);
@@ -960,6 +978,11 @@ void pa_session_set_ahead_fn(struct pa_session *s, pa_session_ahead_fn fn, void 
 {
 	s->ahead_fn = fn;
 	s->ahead_ctx = ctx;
+}
+
+void pa_session_set_summing(struct pa_session *s, bool on)
+{
+	s->summing = on;
 }
 
 int pa_session_deliver(struct pa_session *s, const struct pa_event *ev)

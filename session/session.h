@@ -163,6 +163,16 @@ void pa_session_set_side_fn(struct pa_session *s, uint64_t mask, pa_session_side
 typedef int (*pa_session_ahead_fn)(void *ctx, struct pa_session *s, const struct pa_event *evs,
                                    size_t n);
 void pa_session_set_ahead_fn(struct pa_session *s, pa_session_ahead_fn fn, void *ctx);
+
+/* The sample callback only adds up what it reads of a sample (its event,
+ * cpumode, ip, pid, tid, time, cpu and period: nothing else is set) into
+ * sums that do not depend on the order of the samples between two records
+ * that change the threads or maps. The samples of a round then come as
+ * they were read, where no such record and no new thread is among them,
+ * neither sorted nor decoded again (buildid-list's hit pass, with a
+ * callback). Ignored with keys_ahead, call chains, branch or user stacks,
+ * unordered or a side callback. Set before pa_session_process(). */
+void pa_session_set_summing(struct pa_session *s, bool on);
 /* In the ahead callback: the thread a sample of (pid, tid) will be
  * delivered with, when that thread is known and its maps stay what they
  * are until then; else NULL. */

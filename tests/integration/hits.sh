@@ -8,7 +8,8 @@
 # (session/order.c, struct qhit); its list must be perf's, compared with
 # perf when it is here and always with the golden copy of perf 6.1's
 # answer (testdata/golden/hits), and with the DSOs pa report finds
-# samples in (the fully ordered path).
+# samples in: a flat report sums in the same pass, a report sorted by
+# symbol first orders every sample.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
 need_python
@@ -36,8 +37,23 @@ grep -c '/opt/hits/lib[acdg]\.so$' list-hits.pa | grep -qx 4 &&
 	! grep -q '/opt/hits/lib[bef]\.so$' list-hits.pa ||
 	fail "hits: expected liba, libc, libd and libg alone: $(tr '\n' ' ' <list-hits.pa)"
 
-# The report's DSOs with samples (its own ordered path) are the same ones.
-if pa report -i hits.data --stdio --no-children --sort dso -F dso >rep 2>rep.err; then
+# A flat report sums its samples in the same pass (pa_session_set_summing):
+# its rows are perf's, with the golden copy of perf 6.1's too.
+if pa report -i hits.data --stdio --no-children --sort pid,dso >rows.raw 2>rows.err; then
+	grep -v '^#' rows.raw | grep -v '^$' >rows.pa
+	same "report --sort pid,dso (golden)" "$GOLD/report-pid-dso.txt" rows.pa
+	if command -v perf >/dev/null 2>&1; then
+		perf report -i hits.data --stdio --no-children --sort pid,dso 2>/dev/null |
+			grep -v '^#' | grep -v '^$' >rows.perf
+		same "report --sort pid,dso (perf)" rows.perf rows.pa
+	fi
+else
+	fail "pa report --sort pid,dso failed: $(head -n 2 rows.err)"
+fi
+
+# The DSOs with samples of a report that orders every sample (symbols
+# before DSOs in the sort keys: no summing) are the same ones.
+if pa report -i hits.data --stdio --no-children --sort sym,dso >rep 2>rep.err; then
 	grep -o 'lib[a-g]\.so' rep | sort >rep.dsos
 	grep -o 'lib[a-g]\.so' list-hits.pa | sort >list.dsos
 	[ -s rep.dsos ] || fail "pa report names none of the libraries"

@@ -281,6 +281,71 @@ static void test_hit_pass(void **state)
 	}
 }
 
+/* A summing callback (pa_session_set_summing) gets the samples an
+ * ordered one gets, with the fields it was promised and the same threads
+ * and maps, in an order that may differ: a sum over each sample of a hash
+ * of those fields, its thread and its DSO does not see the order. */
+struct sums {
+	uint64_t n, sum, mix;
+};
+
+static uint64_t mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+static int on_sample_sum(void *ctx, struct pa_session *s, const struct pa_event *ev,
+                         struct pa_thread *t, const struct pa_addr_loc *loc)
+{
+	(void)s;
+	struct sums *m = ctx;
+	const struct pa_sample *sm = &ev->sample;
+	uint64_t h = mix64(sm->ip) ^ mix64(sm->time + 1) ^ mix64((uint64_t)sm->pid << 32 | sm->tid);
+	h = mix64(h ^ sm->cpu) + mix64(sm->period ^ (uint64_t)(ev->misc & PA_MISC_CPUMODE_MASK));
+	h += mix64((ev->evsel ? ev->evsel->idx + 1 : 0) ^ sm->type);
+	h += mix64((uint64_t)pa_thread_pid(t) << 32 | (uint32_t)pa_thread_tid(t));
+	for (const char *c = loc->dso ? loc->dso->long_name : ""; *c; c++)
+		h = mix64(h + (unsigned char)*c);
+	m->n++;
+	m->sum += h;
+	m->mix ^= mix64(h);
+	return 0;
+}
+
+static void collect_sums(const char *name, bool summing, struct sums *m)
+{
+	struct pa_session_opts o = {.sz = sizeof(o), .no_callchains = true};
+	struct pa_file *f;
+	struct pa_session *s = open_session(name, &o, &f);
+	struct pa_err err = {0};
+	memset(m, 0, sizeof(*m));
+	pa_session_set_summing(s, summing);
+	assert_int_equal(pa_session_process(s, on_sample_sum, m, &err), 0);
+	assert_int_equal(pa_session_nr_samples(s), m->n);
+	pa_session_free(s);
+	pa_file_close(f);
+}
+
+static void test_summing(void **state)
+{
+	(void)state;
+	static const char *files[] = {"le-file.data",        "be-file.data", "le-pipe.data",
+	                              "le-two-events.data",  "le-zstd.data", "le-sysw.data",
+	                              "le-buildid-mmap.data"};
+	for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++) {
+		struct sums summed, ordered;
+		collect_sums(files[k], true, &summed);
+		collect_sums(files[k], false, &ordered);
+		assert_true(ordered.n > 0);
+		assert_int_equal(summed.n, ordered.n);
+		assert_int_equal(summed.sum, ordered.sum);
+		assert_int_equal(summed.mix, ordered.mix);
+	}
+}
+
 /* The ahead callback (pa_session_set_ahead_fn): every run it is shown
  * is then delivered, sample by sample, as the very events it was shown
  * (same pointers, same contents: registers too, which an unaligned file
@@ -396,6 +461,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_keys_byte_order),
 	    cmocka_unit_test(test_key_ahead),
 	    cmocka_unit_test(test_hit_pass),
+	    cmocka_unit_test(test_summing),
 	    cmocka_unit_test(test_ahead),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
