@@ -669,6 +669,32 @@ static int deliver_summed(struct pa_session *s, struct pa_hit_memo *memo, const 
 	return pa_session_deliver_summed(s, memo, ev);
 }
 
+/* The hits of htmp from *j on that come before the side record e (NULL:
+ * all), delivered; *last: the newest time delivered. (A loop for each
+ * kind: the summing call in the loop of the DSO marks slowed it.) */
+static int deliver_hits(struct pa_session *s, struct pa_hit_memo *memo, size_t *j, size_t nw,
+                        const struct qent *e, uint64_t *last)
+{
+	int ret = 0;
+	size_t k = *j;
+	if (s->fn) {
+		struct pa_event ev = {0};
+		for (; !ret && k < nw && (!e || hit_before(&s->htmp[k], e)); k++) {
+			const struct qhit *h = &s->htmp[k];
+			*last = h->time > *last ? h->time : *last;
+			ret = deliver_summed(s, memo, h, &ev);
+		}
+	} else {
+		for (; !ret && k < nw && (!e || hit_before(&s->htmp[k], e)); k++) {
+			const struct qhit *h = &s->htmp[k];
+			*last = h->time > *last ? h->time : *last;
+			ret = pa_session_deliver_hit(s, memo, h->pid, h->tid, h->misc, h->ip);
+		}
+	}
+	*j = k;
+	return ret;
+}
+
 /* flush_queue of the hit pass: the side records with time <= limit in
  * order, each after the samples that come before it; the samples in the
  * order they came when no side record and no thread change is among them,
@@ -685,26 +711,22 @@ static int flush_hits(struct pa_session *s, uint64_t limit)
 	size_t nw = take_hits(s, limit, &settled);
 	if (nw > 1 && !settled)
 		qsort(s->htmp, nw, sizeof(*s->htmp), hit_cmp);
-	struct pa_event ev = {0}, rev = {0}, hev = {0};
+	struct pa_event ev = {0}, rev = {0};
 	struct pa_hit_memo memo = {0};
 	uint64_t last = 0;
 	int ret = 0;
 	size_t i = 0, j = 0;
 	for (;;) {
 		const struct qent *e = i < nside ? &s->queue[i] : NULL;
-		for (; !ret && j < nw && (!e || hit_before(&s->htmp[j], e)); j++) {
-			const struct qhit *h = &s->htmp[j];
-			last = h->time > last ? h->time : last;
-			ret = s->fn ? deliver_summed(s, &memo, h, &hev)
-			            : pa_session_deliver_hit(s, &memo, h->pid, h->tid, h->misc,
-			                                     h->ip);
-		}
+		ret = deliver_hits(s, &memo, &j, nw, e, &last);
 		if (ret || !e)
 			break;
 		last = e->time > last ? e->time : last;
 		ret = deliver_entry(s, e, &ev, &rev, NULL);
 		memo = (struct pa_hit_memo){0}; /* (it may change threads and maps) */
 		i++;
+		if (ret)
+			break;
 	}
 	if (i || j)
 		s->last_flush = last; /* (as flush_queue: the newest delivered) */
