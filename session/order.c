@@ -617,17 +617,13 @@ static bool hit_before(const struct qhit *h, const struct qent *e)
 	return (int32_t)((uint32_t)e->key - h->side_seq) >= 0;
 }
 
-/* The round's samples (time <= limit) into htmp in arrival order, the
- * others kept; how many went, and (when *settled comes in true) whether
- * none would change the threads (each thread asked once per run of its
- * samples). */
-static size_t take_hits(struct pa_session *s, uint64_t limit, bool *settled)
+/* The round's samples (time <= limit) into htmp in arrival order, their
+ * sums into stmp, the others kept; how many went. */
+static size_t take_hits(struct pa_session *s, uint64_t limit)
 {
 	size_t w = 0, keep = 0, n = s->nh;
 	struct qhit *hits = s->hits, *out = s->htmp;
 	struct qsum *sums = s->sums, *sout = s->stmp;
-	int32_t pid = 0, tid = 0;
-	bool asked = false, ok = *settled;
 	for (size_t i = 0; i < n; i++) {
 		struct qhit h = hits[i];
 		if (h.time > limit) {
@@ -636,26 +632,20 @@ static size_t take_hits(struct pa_session *s, uint64_t limit, bool *settled)
 			hits[keep++] = h;
 			continue;
 		}
-		if (ok && !(asked && h.pid == pid && h.tid == tid)) {
-			ok = pa_session_settled_thread(s, h.pid, h.tid) != NULL;
-			pid = h.pid, tid = h.tid, asked = true;
-		}
 		if (sums)
 			sout[w] = sums[i];
 		h.nth = (uint32_t)w;
 		out[w++] = h;
 	}
 	s->nh = keep;
-	*settled = ok;
 	return w;
 }
 
-/* A hit of htmp to a summing callback, as a sample with the fields it
- * reads (ev: zeroed once by the caller). */
+/* A hit and its sums to a summing callback, as a sample with the fields
+ * it reads (ev: zeroed once by the caller). */
 static int deliver_summed(struct pa_session *s, struct pa_hit_memo *memo, const struct qhit *h,
-                          struct pa_event *ev)
+                          const struct qsum *sum, struct pa_event *ev)
 {
-	const struct qsum *sum = &s->stmp[h->nth];
 	ev->type = PA_REC_SAMPLE;
 	ev->misc = h->misc;
 	ev->evsel = sum->evsel;
@@ -682,7 +672,7 @@ static int deliver_hits(struct pa_session *s, struct pa_hit_memo *memo, size_t *
 		for (; !ret && k < nw && (!e || hit_before(&s->htmp[k], e)); k++) {
 			const struct qhit *h = &s->htmp[k];
 			*last = h->time > *last ? h->time : *last;
-			ret = deliver_summed(s, memo, h, &ev);
+			ret = deliver_summed(s, memo, h, &s->stmp[h->nth], &ev);
 		}
 	} else {
 		for (; !ret && k < nw && (!e || hit_before(&s->htmp[k], e)); k++) {
@@ -692,6 +682,67 @@ static int deliver_hits(struct pa_session *s, struct pa_hit_memo *memo, size_t *
 		}
 	}
 	*j = k;
+	return ret;
+}
+
+/* Whether no sample of the round (time <= limit) would change the threads
+ * (each thread asked once per run of its samples). */
+static bool hits_settled(struct pa_session *s, uint64_t limit)
+{
+	int32_t pid = 0, tid = 0;
+	bool asked = false;
+	for (size_t i = 0; i < s->nh; i++) {
+		const struct qhit *h = &s->hits[i];
+		if (h->time > limit || (asked && h->pid == pid && h->tid == tid))
+			continue;
+		if (!pa_session_settled_thread(s, h->pid, h->tid))
+			return false;
+		pid = h->pid, tid = h->tid, asked = true;
+	}
+	return true;
+}
+
+/* The round's samples where no side record is to be delivered and none
+ * changes the threads: as they came, where they lie (not copied), the
+ * later ones kept. (A loop for each kind, as deliver_hits.) */
+static int flush_hits_in_place(struct pa_session *s, uint64_t limit)
+{
+	struct qhit *hits = s->hits;
+	struct qsum *sums = s->sums;
+	struct pa_hit_memo memo = {0};
+	uint64_t last = 0;
+	size_t n = s->nh, keep = 0, i = 0;
+	int ret = 0;
+	if (s->fn) {
+		struct pa_event ev = {0};
+		for (; !ret && i < n; i++) {
+			if (hits[i].time > limit) {
+				sums[keep] = sums[i];
+				hits[keep++] = hits[i];
+				continue;
+			}
+			last = hits[i].time > last ? hits[i].time : last;
+			ret = deliver_summed(s, &memo, &hits[i], &sums[i], &ev);
+		}
+	} else {
+		for (; !ret && i < n; i++) {
+			const struct qhit *h = &hits[i];
+			if (h->time > limit) {
+				hits[keep++] = *h;
+				continue;
+			}
+			last = h->time > last ? h->time : last;
+			ret = pa_session_deliver_hit(s, &memo, h->pid, h->tid, h->misc, h->ip);
+		}
+	}
+	if (keep < i)
+		s->last_flush = last; /* (as flush_queue: the newest delivered) */
+	if (i < n) {                  /* (after an error: the rest kept too) */
+		memmove(hits + keep, hits + i, (n - i) * sizeof(*hits));
+		if (sums)
+			memmove(sums + keep, sums + i, (n - i) * sizeof(*sums));
+	}
+	s->nh = keep + (n - i);
 	return ret;
 }
 
@@ -707,9 +758,11 @@ static int flush_hits(struct pa_session *s, uint64_t limit)
 		while (nside < s->nq && s->queue[nside].time <= limit)
 			nside++;
 	}
-	bool settled = !nside; /* (with side records: sorted anyway) */
-	size_t nw = take_hits(s, limit, &settled);
-	if (nw > 1 && !settled)
+	if (!nside && hits_settled(s, limit))
+		return flush_hits_in_place(s, limit);
+	/* (side records or a thread change among them: in time order) */
+	size_t nw = take_hits(s, limit);
+	if (nw > 1)
 		qsort(s->htmp, nw, sizeof(*s->htmp), hit_cmp);
 	struct pa_event ev = {0}, rev = {0};
 	struct pa_hit_memo memo = {0};
