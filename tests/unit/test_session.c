@@ -229,6 +229,12 @@ static void test_key_ahead(void **state)
 	free_run(&r);
 }
 
+/* The fixtures the hit pass is compared on: both byte orders, a pipe, two
+ * events, compressed records, system-wide, build-ids in MMAP2. */
+static const char *const pass_files[] = {"le-file.data",        "be-file.data", "le-pipe.data",
+                                         "le-two-events.data",  "le-zstd.data", "le-sysw.data",
+                                         "le-buildid-mmap.data"};
+
 /* Which DSOs the samples hit, by name, and how many samples: a session
  * with no callback (the hit pass: samples ordered only against the
  * records that change the model) or with one (every sample in order,
@@ -267,13 +273,10 @@ static void collect_hits(const char *name, bool pass, struct hits *h)
 static void test_hit_pass(void **state)
 {
 	(void)state;
-	static const char *files[] = {"le-file.data",        "be-file.data", "le-pipe.data",
-	                              "le-two-events.data",  "le-zstd.data", "le-sysw.data",
-	                              "le-buildid-mmap.data"};
-	for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++) {
+	for (size_t k = 0; k < sizeof(pass_files) / sizeof(*pass_files); k++) {
 		struct hits pass, all;
-		collect_hits(files[k], true, &pass);
-		collect_hits(files[k], false, &all);
+		collect_hits(pass_files[k], true, &pass);
+		collect_hits(pass_files[k], false, &all);
 		assert_true(all.nr_samples > 0);
 		assert_int_equal(pass.nr_samples, all.nr_samples);
 		assert_non_null(strchr(all.names, '+'));
@@ -332,13 +335,10 @@ static void collect_sums(const char *name, bool summing, struct sums *m)
 static void test_summing(void **state)
 {
 	(void)state;
-	static const char *files[] = {"le-file.data",        "be-file.data", "le-pipe.data",
-	                              "le-two-events.data",  "le-zstd.data", "le-sysw.data",
-	                              "le-buildid-mmap.data"};
-	for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++) {
+	for (size_t k = 0; k < sizeof(pass_files) / sizeof(*pass_files); k++) {
 		struct sums summed, ordered;
-		collect_sums(files[k], true, &summed);
-		collect_sums(files[k], false, &ordered);
+		collect_sums(pass_files[k], true, &summed);
+		collect_sums(pass_files[k], false, &ordered);
 		assert_true(ordered.n > 0);
 		assert_int_equal(summed.n, ordered.n);
 		assert_int_equal(summed.sum, ordered.sum);
