@@ -209,15 +209,18 @@ static void print_section_header(struct pa_report *r, FILE *out, const struct gr
 	char unit;
 	unsigned long ns = convert_unit((unsigned long)samples, &unit);
 	if (g->nr == 1) {
-		fprintf(out, "# Samples: %lu%c of event '%s'\n", ns, unit,
+		fprintf(out, "# Samples: %lu%c of event '%s'", ns, unit,
 		        evsel_name(pa_file_evsel(f, g->first)));
 	} else {
 		fprintf(out, "# Samples: %lu%c of events '%s { %s", ns, unit,
 		        g->name ? g->name : "anon group", evsel_name(pa_file_evsel(f, g->first)));
 		for (unsigned m = 1; m < g->nr; m++)
 			fprintf(out, ", %s", evsel_name(pa_file_evsel(f, g->first + m)));
-		fprintf(out, " }'\n");
+		fprintf(out, " }'");
 	}
+	if (r->opts.time) /* (perf's, for any --time) */
+		fprintf(out, " (time slices: %s)", r->opts.time);
+	fputc('\n', out);
 	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", period);
 }
 

@@ -235,14 +235,17 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 		for (unsigned i = 0; i < r->nr_keys; i++)
 			if (r->keys[i] == K_PARENT)
 				r->opts.parent = "^sys_|^do_page_fault"; /* perf's default */
+	const struct pa_header_info *hdr = pa_file_header(pa_session_file(s));
 	struct pa_filter_spec spec = {.dsos = r->opts.dsos,
-				      .comms = r->opts.comms,
-				      .symbols = r->opts.symbols,
-				      .pids = r->opts.pids,
-				      .tids = r->opts.tids,
-				      .cpus = r->opts.cpus,
-				      .time = r->opts.time,
-				      .events = r->opts.events};
+	                              .comms = r->opts.comms,
+	                              .symbols = r->opts.symbols,
+	                              .pids = r->opts.pids,
+	                              .tids = r->opts.tids,
+	                              .cpus = r->opts.cpus,
+	                              .time = r->opts.time,
+	                              .events = r->opts.events,
+	                              .first_time = hdr->first_sample_time,
+	                              .last_time = hdr->last_sample_time};
 	if (!ret)
 		ret = pa_filter_parse(&r->filter, &r->arena, &spec, err);
 	if (!ret)

@@ -71,28 +71,179 @@ static int parse_cpus(struct pa_filter *f, const char *s, struct pa_err *err)
 	return 0;
 }
 
-/* --time start,stop in seconds (either side may be empty). */
-static int parse_time(struct pa_filter *f, const char *s, struct pa_err *err)
+/* perf's seconds with up to 9 digits of fraction (parse_nsec_time). */
+static int parse_nsec(const char *s, uint64_t *ns)
 {
-	f->time_end = UINT64_MAX;
+	char *end;
+	uint64_t sec = strtoull(s, &end, 10), frac = 0;
+	if (*end != '.' && *end != '\0')
+		return -1;
+	if (*end == '.') {
+		size_t n = strlen(end + 1);
+		char buf[10];
+		if (n > 9)
+			return -1;
+		memcpy(buf, end + 1, n);
+		memset(buf + n, '0', 9 - n);
+		buf[9] = '\0';
+		frac = strtoull(buf, &end, 10);
+		if (*end)
+			return -1;
+	}
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+}
+
+/* "start,stop" (either side empty: open) into *r. */
+static int parse_range(char *s, struct pa_time_range *r)
+{
+	char *stop = strchr(s, ',');
+	if (stop)
+		*stop++ = '\0';
+	*r = (struct pa_time_range){0};
+	if ((*s && parse_nsec(s, &r->start)) || (stop && *stop && parse_nsec(stop, &r->end)))
+		return -1;
+	return r->end && r->end < r->start ? -1 : 0;
+}
+
+/* perf's ranges of absolute times: "a,b", or several apart by spaces
+ * ("a,b c,d"), in order and not overlapping; how many, or -1. */
+static int parse_ranges(char *s, struct pa_time_range *r, size_t nr_commas)
+{
+	if (!nr_commas)
+		return -1;
+	size_t i = 0;
+	for (; i + 1 < nr_commas; i++) {
+		char *arg = s;
+		s = strchr(s, ',') + 1;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		for (; *s && *s != ' ' && *s != '\t'; s++)
+			if (*s == ',')
+				return -1;
+		if (*s)
+			*s++ = '\0';
+		if (parse_range(arg, &r[i]))
+			return -1;
+	}
+	if (parse_range(s, &r[i]))
+		return -1;
+	for (size_t k = 0; k < i; k++)
+		if (r[k].end >= r[k + 1].start)
+			return -1;
+	return (int)i + 1;
+}
+
+/* "12.5%" into a fraction; -1 unless s is a number and a '%'. */
+static int parse_pcnt(char *s, double *v)
+{
+	char *pc = strchr(s, '%'), *end;
+	if (!pc)
+		return -1;
+	*pc = '\0';
+	*v = strtod(s, &end) / 100.0;
+	return end == pc ? 0 : -1; /* (what follows the '%' is not read, as perf) */
+}
+
+/* perf's range of the fractions [a, b] of the recording's time: the end
+ * a nanosecond short unless it is the last sample's. */
+static int pcnt_range(double a, double b, uint64_t first, uint64_t last, struct pa_time_range *r)
+{
+	if (a < 0.0 || a > 1.0 || b < 0.0 || b > 1.0)
+		return -1;
+	double total = (double)(last - first);
+	r->start = first + (uint64_t)(a * total + 0.5);
+	r->end = first + (uint64_t)(b * total + 0.5);
+	if (r->end > r->start && r->end != last)
+		r->end--;
+	return 0;
+}
+
+/* One percentage range: "p%/n" (the nth slice of p%), "a%-b%", or (alone)
+ * "p%" for "p%/1". */
+static int parse_pcnt_one(char *s, char kind, uint64_t first, uint64_t last,
+                          struct pa_time_range *r)
+{
+	double a, b;
+	char *sep = strchr(s, kind == '%' ? '/' : kind);
+	if (kind == '-') {
+		if (!sep)
+			return -1;
+		*sep = '\0';
+		if (parse_pcnt(s, &a) || parse_pcnt(sep + 1, &b))
+			return -1;
+		return pcnt_range(a, b, first, last, r);
+	}
+	long n = 1;
+	if (kind == '/') {
+		char *end;
+		if (!sep)
+			return -1;
+		*sep = '\0';
+		n = strtol(sep + 1, &end, 10);
+		if (*end)
+			return -1;
+	}
+	if (parse_pcnt(s, &a) || a <= 0.0)
+		return -1;
+	return pcnt_range(a * (double)(n - 1), a * (double)n, first, last, r);
+}
+
+/* perf's percentages: "10%/2,10%/3", "0%-10%,30%-40%" or "50%". */
+static int parse_pcnt_ranges(char *s, uint64_t first, uint64_t last, struct pa_time_range *r,
+                             size_t size)
+{
+	char kind = strchr(s, '/') ? '/' : strchr(s, '-') ? '-' : '%';
+	if (kind == '%') /* (its one '%' the last character) */
+		return strchr(s, '%')[1] || parse_pcnt_one(s, kind, first, last, r) ? -1 : 1;
+	size_t n = 0;
+	for (char *p = s; *p;) {
+		char *comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (n >= size || parse_pcnt_one(p, kind, first, last, &r[n]))
+			return -1;
+		n++;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	return (int)n;
+}
+
+/* --time, as perf reads it. */
+static int parse_time(struct pa_filter *f, const struct pa_filter_spec *spec, struct pa_err *err)
+{
+	const char *s = spec->time;
 	if (!s)
 		return 0;
-	const char *comma = strchr(s, ',');
-	if (!comma)
-		return pa_err_set(err, PA_ERR_USAGE, "bad --time '%s' (want start,stop)", s);
-	char *end;
-	if (comma != s) {
-		double v = strtod(s, &end);
-		if (end != comma)
-			return pa_err_set(err, PA_ERR_USAGE, "bad --time '%s'", s);
-		f->time_start = (uint64_t)(v * 1e9 + 0.5);
+	size_t commas = 0;
+	for (const char *c = s; *c; c++)
+		commas += *c == ',';
+	char *copy = strdup(s);
+	f->times = pa_arena_alloc(f->arena, (commas + 1) * sizeof(*f->times));
+	if (!copy || !f->times) {
+		free(copy);
+		return -ENOMEM;
 	}
-	if (comma[1]) {
-		double v = strtod(comma + 1, &end);
-		if (*end)
-			return pa_err_set(err, PA_ERR_USAGE, "bad --time '%s'", s);
-		f->time_end = (uint64_t)(v * 1e9 + 0.5);
+	int n;
+	if (strchr(s, '%')) {
+		if (!spec->first_time && !spec->last_time) {
+			free(copy);
+			return pa_err_set(err, PA_ERR_USAGE,
+			                  "--time '%s': the recording has no first and last sample "
+			                  "times to take percentages of",
+			                  s);
+		}
+		n = parse_pcnt_ranges(copy, spec->first_time, spec->last_time, f->times,
+		                      commas + 1);
+	} else {
+		n = parse_ranges(copy, f->times, commas);
 	}
+	free(copy);
+	if (n <= 0)
+		return pa_err_set(err, PA_ERR_USAGE, "bad --time '%s'", s);
+	f->nr_times = (size_t)n;
 	return 0;
 }
 
@@ -114,7 +265,7 @@ int pa_filter_parse(struct pa_filter *f, struct pa_arena *a, const struct pa_fil
 	if (!ret)
 		ret = parse_cpus(f, spec->cpus, err);
 	if (!ret)
-		ret = parse_time(f, spec->time, err);
+		ret = parse_time(f, spec, err);
 	if (ret == -ENOMEM)
 		pa_err_set(err, ret, "out of memory");
 	return ret;
@@ -136,11 +287,26 @@ static bool name_in(char **list, size_t n, const char *a, const char *b)
 	return false;
 }
 
+/* perf's test of a sample's time against --time's ranges: a sample
+ * without a time (0) is kept. */
+static bool time_kept(const struct pa_filter *f, uint64_t t)
+{
+	if (!f->nr_times || !t)
+		return true;
+	if (f->nr_times == 1)
+		return !((f->times[0].start && t < f->times[0].start) ||
+		         (f->times[0].end && t > f->times[0].end));
+	for (size_t i = 0; i < f->nr_times; i++)
+		if (t >= f->times[i].start && (t <= f->times[i].end || !f->times[i].end))
+			return true;
+	return false;
+}
+
 bool pa_filter_cpu_time(const struct pa_filter *f, uint32_t cpu, uint64_t time)
 {
 	if (f->has_cpus && (cpu >= 4096 || !((f->cpus[cpu / 8] >> (cpu % 8)) & 1)))
 		return false;
-	return time >= f->time_start && time <= f->time_end;
+	return time_kept(f, time);
 }
 
 bool pa_filter_thread(const struct pa_filter *f, const struct pa_thread *t, const char *comm)

@@ -214,6 +214,14 @@ int pa_chainer_ahead(struct pa_chainer *c, struct pa_session *s, const struct pa
  * into the given arena. */
 struct pa_filter_spec {
 	const char *dsos, *comms, *symbols, *pids, *tids, *cpus, *time, *events;
+	/* the recording's first and last sample times (its header's), which
+	 * --time's percentages are of; both 0: not recorded */
+	uint64_t first_time, last_time;
+};
+
+/* One of --time's ranges, in ns: 0 leaves that side open (perf's). */
+struct pa_time_range {
+	uint64_t start, end;
 };
 
 struct pa_filter {
@@ -223,7 +231,10 @@ struct pa_filter {
 	size_t nr_pids, nr_tids;
 	bool has_cpus;
 	uint8_t cpus[4096 / 8];
-	uint64_t time_start, time_end;
+	/* --time: perf's ranges, absolute (start,stop, several apart by
+	 * spaces) or percentages of the recording's time (10%/2, 0%-10%,...) */
+	struct pa_time_range *times;
+	size_t nr_times;
 	/* pa_filter_evsel's answers by event index: 0 not asked, 1 passes,
 	 * 2 does not (in the arena given to pa_filter_parse) */
 	struct pa_arena *arena;

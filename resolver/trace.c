@@ -76,6 +76,9 @@ struct pa_trace *pa_trace_new(struct pa_session *s, const struct pa_trace_opts *
 	if (t->opts.max_stack <= 0)
 		t->opts.max_stack = 127; /* perf's default */
 	pa_arena_init(&t->arena, 16 * 1024);
+	const struct pa_header_info *hdr = pa_file_header(pa_session_file(s));
+	t->opts.filter.first_time = hdr->first_sample_time;
+	t->opts.filter.last_time = hdr->last_sample_time;
 	if (pa_filter_parse(&t->filter, &t->arena, &t->opts.filter, err) ||
 	    !(t->r = pa_resolver_new(s, &t->opts.res, err))) {
 		pa_trace_free(t);
