@@ -165,8 +165,8 @@ static int parse_pcnt_one(char *s, char kind, uint64_t first, uint64_t last,
                           struct pa_time_range *r)
 {
 	double a, b;
-	char *sep = strchr(s, kind == '%' ? '/' : kind);
 	if (kind == '-') {
+		char *sep = strchr(s, '-');
 		if (!sep)
 			return -1;
 		*sep = '\0';
@@ -176,7 +176,7 @@ static int parse_pcnt_one(char *s, char kind, uint64_t first, uint64_t last,
 	}
 	long n = 1;
 	if (kind == '/') {
-		char *end;
+		char *end, *sep = strchr(s, '/');
 		if (!sep)
 			return -1;
 		*sep = '\0';
@@ -220,27 +220,23 @@ static int parse_time(struct pa_filter *f, const struct pa_filter_spec *spec, st
 	size_t commas = 0;
 	for (const char *c = s; *c; c++)
 		commas += *c == ',';
-	char *copy = strdup(s);
+	/* (the parsers cut their copy into pieces) */
+	char *copy = pa_arena_strdup(f->arena, s);
 	f->times = pa_arena_alloc(f->arena, (commas + 1) * sizeof(*f->times));
-	if (!copy || !f->times) {
-		free(copy);
+	if (!copy || !f->times)
 		return -ENOMEM;
-	}
 	int n;
 	if (strchr(s, '%')) {
-		if (!spec->first_time && !spec->last_time) {
-			free(copy);
+		if (!spec->first_time && !spec->last_time)
 			return pa_err_set(err, PA_ERR_USAGE,
 			                  "--time '%s': the recording has no first and last sample "
 			                  "times to take percentages of",
 			                  s);
-		}
 		n = parse_pcnt_ranges(copy, spec->first_time, spec->last_time, f->times,
 		                      commas + 1);
 	} else {
 		n = parse_ranges(copy, f->times, commas);
 	}
-	free(copy);
 	if (n <= 0)
 		return pa_err_set(err, PA_ERR_USAGE, "bad --time '%s'", s);
 	f->nr_times = (size_t)n;
@@ -287,15 +283,12 @@ static bool name_in(char **list, size_t n, const char *a, const char *b)
 	return false;
 }
 
-/* perf's test of a sample's time against --time's ranges: a sample
- * without a time (0) is kept. */
+/* perf's test of a sample's time against --time's ranges (an open start
+ * is 0, so t >= start holds for it): a sample without a time (0) is kept. */
 static bool time_kept(const struct pa_filter *f, uint64_t t)
 {
 	if (!f->nr_times || !t)
 		return true;
-	if (f->nr_times == 1)
-		return !((f->times[0].start && t < f->times[0].start) ||
-		         (f->times[0].end && t > f->times[0].end));
 	for (size_t i = 0; i < f->nr_times; i++)
 		if (t >= f->times[i].start && (t <= f->times[i].end || !f->times[i].end))
 			return true;

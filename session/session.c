@@ -927,22 +927,31 @@ static void progress_tick(struct pa_session *s)
 		s->opts.progress(s->opts.progress_ctx, pa_session_input_pos(s), s->nr_samples, false);
 }
 
+/* The thread of (pid, tid): the memo's when it is that thread's
+ * (findnew_thread again with the same pid and tid changes nothing), else
+ * found or made, and the memo set to it alone; NULL: no memory. */
+static struct pa_thread *memo_thread(struct pa_session *s, struct pa_hit_memo *m, int32_t pid,
+                                     int32_t tid)
+{
+	if (m->t && m->pid == pid && m->tid == tid)
+		return m->t;
+	struct pa_thread *t = findnew_thread(s, host(s), pid, tid);
+	if (t)
+		*m = (struct pa_hit_memo){.t = t, .pid = pid, .tid = tid};
+	return t;
+}
+
 int pa_session_deliver_hit(struct pa_session *s, struct pa_hit_memo *m, int32_t pid, int32_t tid,
                            uint16_t misc, uint64_t ip)
 {
 	progress_tick(s);
 	s->nr_samples++;
 	uint8_t mode = misc & PA_MISC_CPUMODE_MASK;
-	/* (findnew_thread again with the same pid and tid changes nothing) */
-	bool same = m->t && m->pid == pid && m->tid == tid;
-	if (same && m->map && m->cpumode == mode && ip >= m->map->start && ip < m->map->end)
+	if (m->t && m->pid == pid && m->tid == tid && m->map && m->cpumode == mode &&
+	    ip >= m->map->start && ip < m->map->end)
 		return 0; /* its DSO is marked already */
-	if (!same) {
-		struct pa_thread *t = findnew_thread(s, host(s), pid, tid);
-		if (!t)
-			return -ENOMEM;
-		*m = (struct pa_hit_memo){.t = t, .pid = pid, .tid = tid};
-	}
+	if (!memo_thread(s, m, pid, tid))
+		return -ENOMEM;
 	struct pa_addr_loc loc;
 	m->map = NULL;
 	m->cpumode = mode;
@@ -957,14 +966,8 @@ int pa_session_deliver_summed(struct pa_session *s, struct pa_hit_memo *m,
                               const struct pa_event *ev)
 {
 	progress_tick(s);
-	int32_t pid = (int32_t)ev->sample.pid, tid = (int32_t)ev->sample.tid;
-	if (!m->t || m->pid != pid || m->tid != tid) {
-		struct pa_thread *t = findnew_thread(s, host(s), pid, tid);
-		if (!t)
-			return -ENOMEM;
-		*m = (struct pa_hit_memo){.t = t, .pid = pid, .tid = tid};
-	}
-	return sample_to_fn(s, ev, m->t);
+	struct pa_thread *t = memo_thread(s, m, (int32_t)ev->sample.pid, (int32_t)ev->sample.tid);
+	return t ? sample_to_fn(s, ev, t) : -ENOMEM;
 }
 
 struct pa_thread *pa_session_settled_thread(struct pa_session *s, int32_t pid, int32_t tid)
