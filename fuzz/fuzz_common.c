@@ -115,15 +115,25 @@ void fuzz_file_close(struct fuzz_file *ff)
 	ff->fd = -1;
 }
 
+static char empty_dir[256];
+
+/* The directory must still be empty at exit (nothing may write there), so
+ * rmdir and not a recursive removal. */
+static void remove_empty_dir(void)
+{
+	rmdir(empty_dir);
+}
+
 const char *fuzz_empty_dir(void)
 {
-	static char dir[256];
-	if (!dir[0]) {
-		snprintf(dir, sizeof(dir), "%s/pa-fuzz-empty-XXXXXX", tmp_dir());
-		if (!mkdtemp(dir))
-			snprintf(dir, sizeof(dir), "/nonexistent/pa-fuzz");
+	if (!empty_dir[0]) {
+		snprintf(empty_dir, sizeof(empty_dir), "%s/pa-fuzz-empty-XXXXXX", tmp_dir());
+		if (mkdtemp(empty_dir))
+			atexit(remove_empty_dir);
+		else
+			snprintf(empty_dir, sizeof(empty_dir), "/nonexistent/pa-fuzz");
 	}
-	return dir;
+	return empty_dir;
 }
 
 FILE *fuzz_devnull(void)

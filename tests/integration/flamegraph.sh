@@ -164,10 +164,14 @@ need_python
 # A private home: the browser writes nothing outside WORK.
 export HOME=$WORK/home XDG_CONFIG_HOME=$WORK/home/.config XDG_CACHE_HOME=$WORK/home/.cache
 mkdir -p "$HOME"
+# ... and its singleton socket directory (which it puts in TMPDIR) not in
+# the system's /tmp either: a short path of its own, as a socket's is limited
+CHROMIUM_TMP=$(mktemp -d "${TMPDIR:-/tmp}/pa-chromium-XXXXXX")
+trap 'rm -rf "$CHROMIUM_TMP"' EXIT
 profiles=0
 chromium() {
 	profiles=$((profiles + 1))
-	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	TMPDIR=$CHROMIUM_TMP timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$WORK/profile-$profiles" --window-size=1200,600 --hide-scrollbars "$@" \
 		2>>chromium.log

@@ -127,8 +127,12 @@ class WebSocket:
 class Browser:
     def __init__(self, chromium, url, workdir):
         self.profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=workdir)
+        # chromium's singleton socket directory goes to a TMPDIR of its own,
+        # removed by close(); a short path, as a socket's path is limited
+        self.tmp = tempfile.mkdtemp(prefix="pa-chromium-")
         self.proc = subprocess.Popen([chromium, *FLAGS, f"--user-data-dir={self.profile}", url],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     env={**os.environ, "TMPDIR": self.tmp})
         port_file = os.path.join(self.profile, "DevToolsActivePort")
         # (up to 60 s: a first start on a loaded machine can be slow)
         for _ in range(600):
@@ -214,6 +218,7 @@ class Browser:
             self.proc.kill()
             self.proc.wait()
         shutil.rmtree(self.profile, ignore_errors=True)
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def start(chromium, workdir, width, height):

@@ -68,7 +68,7 @@ pid=$(cat jit.pid)
 map=/tmp/perf-$pid.map
 [ -s "$map" ] || { fail "the JIT wrote no $map"; finish; }
 # (the JIT is gone: its map is removed at the end, whatever happens)
-trap 'rm -f "$map"' EXIT
+trap 'rm -f "$map" "$map.other" "$map.saved" "$map.away"' EXIT
 
 REP=(--stdio -q --no-children -g none --sort comm,dso,sym)
 "${PERF[@]}" report -i jit.data "${REP[@]}" >perf.rows 2>/dev/null
