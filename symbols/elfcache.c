@@ -26,14 +26,16 @@
  *
  * Format (host byte order, 8-aligned sections, offsets from the file start):
  *   header  magic "PAELFSIX", version, byte-order mark, pointer size,
- *           header size, file length, hash of everything after the hash;
- *           the identity; n, root, overlaps; section offsets; the string
+ *           header size, file length, the stamp of the file as written
+ *           (inode, modification time), hash of everything after the
+ *           hash; the identity; n, root, overlaps; section offsets; the string
  *           offsets of the origin and the symbol file
  *   tree    n struct pa_symtab_node (file-offset space, children)
  *   recs    n struct eix_rec (vaddr start/end, name, linkage name, kind)
  *   strs    NUL-terminated strings
- * An index whose header, identity, length, hash or bounds do not hold is
- * ignored, and rewritten by the load that follows.
+ * An index whose header, identity, length, hash (checked when the file is
+ * not as written, idxfile.c) or bounds do not hold is ignored, and
+ * rewritten by the load that follows.
  */
 #include "symbols/internal.h"
 
@@ -45,7 +47,7 @@
 #include <sys/stat.h>
 
 #define EIX_MAGIC   "PAELFSIX"
-#define EIX_VERSION 1u
+#define EIX_VERSION 2u
 #define EIX_NONE    UINT32_MAX
 
 struct eix_file {
@@ -107,10 +109,13 @@ static int ident_of(const struct pa_elfidx_src *src, struct eix_ident *id)
 	return 0;
 }
 
-/* The string at off of an index's strs, NULL for EIX_NONE. */
+/* The string at off of an index's strs, NULL for EIX_NONE (and for an
+ * offset out of them: strings_ok checked the header's, a record's is
+ * checked here when it is filled). */
 static const char *str_at(const struct eix_hdr *h, uint32_t off)
 {
-	return off == EIX_NONE ? NULL : (const char *)h + h->tab.strs_off + off;
+	return off == EIX_NONE || off >= h->tab.strs_len ? NULL
+	                                                 : (const char *)h + h->tab.strs_off + off;
 }
 
 static bool same_str(const char *a, const char *b)
@@ -118,18 +123,13 @@ static bool same_str(const char *a, const char *b)
 	return a && b ? !strcmp(a, b) : a == b;
 }
 
-/* The string and record bounds (pa_idx_valid checked the rest). */
+/* The header's string bounds (pa_idx_valid checked the rest). */
 static bool strings_ok(const struct eix_hdr *h)
 {
 	const struct pa_idx_table *tb = &h->tab;
 	uint32_t offs[] = {h->main_path, h->debug_path, h->origin, h->symfile};
 	for (size_t i = 0; i < sizeof(offs) / sizeof(*offs); i++)
 		if (offs[i] != EIX_NONE && offs[i] >= tb->strs_len)
-			return false;
-	const struct eix_rec *rv = (const void *)((const char *)h + tb->recs_off);
-	for (size_t i = 0; i < tb->n; i++)
-		if (rv[i].name >= tb->strs_len ||
-		    (rv[i].linkage != EIX_NONE && rv[i].linkage >= tb->strs_len))
 			return false;
 	return true;
 }
@@ -139,13 +139,16 @@ static void eix_fill(const struct pa_symtab *t, size_t i)
 	const struct eix_hdr *h = t->map;
 	const struct eix_rec *r = (const struct eix_rec *)((const char *)h + h->tab.recs_off) + i;
 	struct pa_sym *s = &t->syms[i]; /* (the table's own memory: see lazy) */
+	const char *name = str_at(h, r->name);
 	s->start = r->start;
-	s->end = r->end;
+	s->end = r->end < r->start ? r->start : r->end;
 	s->binding = r->binding;
 	s->type = r->type;
 	s->inlined = false;
 	s->linkage_name = str_at(h, r->linkage);
-	s->name = str_at(h, r->name); /* last: a name says the entry is filled */
+	/* last: a name says the entry is filled (a damaged index's offset:
+	 * none) */
+	s->name = name ? name : "";
 }
 
 int pa_elf_index_open(const char *idx_path, const struct pa_elfidx_src *src, struct pa_symtab *t)
@@ -155,14 +158,15 @@ int pa_elf_index_open(const char *idx_path, const struct pa_elfidx_src *src, str
 	size_t len = 0;
 	int rc;
 
+	bool as_written;
 	if ((rc = ident_of(src, &want)) ||
-	    (rc = pa_idx_map(idx_path, sizeof(struct eix_hdr), &map, &len)))
+	    (rc = pa_idx_map(idx_path, sizeof(struct eix_hdr), &map, &len, &as_written)))
 		goto out;
 	const struct eix_hdr *h = map;
 	rc = -EINVAL;
 	bool debug = want.debug.size || want.debug.ino;
 	if (!pa_idx_valid(map, len, EIX_MAGIC, EIX_VERSION, sizeof(*h), &h->tab,
-	                  sizeof(struct eix_rec)) ||
+	                  sizeof(struct eix_rec), as_written) ||
 	    memcmp(&h->id, &want, sizeof(want)) || !strings_ok(h) ||
 	    !same_str(str_at(h, h->main_path), src->path) ||
 	    !same_str(str_at(h, h->debug_path), debug ? src->candidate : NULL) ||

@@ -5,8 +5,9 @@
  * The indexes live in ${XDG_CACHE_HOME:-$HOME/.cache}/pa/, a cache of pa's
  * own (a read-only command may write there; never ~/.debug). An index is
  * written to a temporary file in its directory and renamed over the old
- * one, so a reader sees a whole index or none; each carries a hash of its
- * contents, checked before use.
+ * one, so a reader sees a whole index or none. Each carries a hash of its
+ * contents and a stamp of the file its writer left (inode, modification
+ * time): the hash is checked when the file is no longer that one.
  */
 #include "symbols/internal.h"
 
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A 4-lane word hash (bijective steps, so one changed word always changes
@@ -105,24 +107,29 @@ char *pa_idx_name(const char *dir, const uint8_t *bid, size_t len, const char *s
 	return p;
 }
 
-int pa_idx_map(const char *path, size_t min_len, void **map, size_t *len)
+int pa_idx_map(const char *path, size_t min_len, void **map, size_t *len, bool *as_written)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 	*map = NULL;
 	*len = 0;
+	*as_written = false;
 	if (fd < 0 || fstat(fd, &st)) {
 		rc = -errno;
 		goto out;
 	}
 	rc = -EINVAL;
-	if (st.st_size < (off_t)min_len || (uint64_t)st.st_size > SIZE_MAX)
+	if (st.st_size < (off_t)min_len || min_len < sizeof(struct pa_idx_head) ||
+	    (uint64_t)st.st_size > SIZE_MAX)
 		goto out;
 	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED) {
 		rc = -errno;
 		goto out;
 	}
+	const struct pa_idx_head *h = m;
+	*as_written = h->ino == (uint64_t)st.st_ino && h->mtime_sec == (int64_t)st.st_mtim.tv_sec &&
+	              h->mtime_nsec == (int64_t)st.st_mtim.tv_nsec;
 	*map = m;
 	*len = (size_t)st.st_size;
 	rc = 0;
@@ -157,8 +164,24 @@ out:
 	return rc;
 }
 
-int pa_idx_write(const char *path, const void *buf, size_t len)
+/* The stamp of the file fd (its inode, a modification time of now) into
+ * file's header; the hash after it. */
+static int stamp(int fd, unsigned char *file, size_t len, struct timespec *mtime)
 {
+	struct pa_idx_head *h = (struct pa_idx_head *)file;
+	struct stat st;
+	if (fstat(fd, &st) || clock_gettime(CLOCK_REALTIME, mtime))
+		return -errno;
+	h->ino = (uint64_t)st.st_ino;
+	h->mtime_sec = (int64_t)mtime->tv_sec;
+	h->mtime_nsec = (int64_t)mtime->tv_nsec;
+	h->hash = pa_idx_hash(file + PA_IDX_HASHED_FROM, len - PA_IDX_HASHED_FROM);
+	return 0;
+}
+
+int pa_idx_seal_write(const char *path, unsigned char *file, size_t len)
+{
+	struct timespec mtime[2];
 	char *tmp = NULL;
 	int fd = -1, rc = 0;
 	const char *slash = strrchr(path, '/');
@@ -180,14 +203,17 @@ int pa_idx_write(const char *path, const void *buf, size_t len)
 		tmp = NULL;
 		goto out;
 	}
-	if ((rc = pa_write_all(fd, buf, len)))
+	if ((rc = stamp(fd, file, len, &mtime[1])) || (rc = pa_write_all(fd, file, len)))
 		goto out;
-	if (fchmod(fd, 0644) || close(fd)) {
-		fd = -1;
+	mtime[0].tv_nsec = UTIME_OMIT; /* (atime) */
+	if (futimens(fd, mtime) || fchmod(fd, 0644)) {
 		rc = -errno;
 		goto out;
 	}
+	rc = close(fd) ? -errno : 0;
 	fd = -1;
+	if (rc)
+		goto out;
 	if (rename(tmp, path)) {
 		rc = -errno;
 		goto out;
@@ -226,24 +252,18 @@ void pa_idx_layout(struct pa_idx_head *h, struct pa_idx_table *tb, const char *m
 	h->file_len = tb->strs_off + strs_len;
 }
 
-int pa_idx_seal_write(const char *path, unsigned char *file, size_t len)
-{
-	uint64_t hash = pa_idx_hash(file + PA_IDX_HASHED_FROM, len - PA_IDX_HASHED_FROM);
-	memcpy(file + offsetof(struct pa_idx_head, hash), &hash, sizeof(hash));
-	return pa_idx_write(path, file, len);
-}
-
 bool pa_idx_valid(const void *map, size_t len, const char *magic, uint32_t version, size_t hdr_size,
-                  const struct pa_idx_table *tb, size_t rec_size)
+                  const struct pa_idx_table *tb, size_t rec_size, bool as_written)
 {
 	const struct pa_idx_head *h = map;
 	const unsigned char *base = map;
 	if (len < hdr_size || memcmp(h->magic, magic, sizeof(h->magic)) || h->version != version ||
 	    h->bom != IDX_BOM || h->ptr_size != sizeof(void *) || h->hdr_size != hdr_size ||
 	    h->file_len != len ||
-	    pa_idx_hash(base + PA_IDX_HASHED_FROM, len - PA_IDX_HASHED_FROM) != h->hash)
+	    (!as_written &&
+	     pa_idx_hash(base + PA_IDX_HASHED_FROM, len - PA_IDX_HASHED_FROM) != h->hash))
 		return false;
-	/* the hash says we wrote it; the bounds keep a bug from reading wild */
+	/* the bounds keep a damaged file from sending a reader wild */
 	uint64_t n = tb->n;
 	size_t rec_align = rec_size % 8 ? 4 : 8;
 	if (n >= PA_SYMB_NIL || tb->tree_off % 8 || tb->recs_off % rec_align ||
@@ -253,10 +273,5 @@ bool pa_idx_valid(const void *map, size_t len, const char *magic, uint32_t versi
 	    (tb->strs_len ? base[tb->strs_off + tb->strs_len - 1] != 0 : n != 0) ||
 	    (n ? tb->root >= n : tb->root != PA_SYMB_NIL))
 		return false;
-	const struct pa_symtab_node *tree = (const void *)(base + tb->tree_off);
-	for (size_t i = 0; i < n; i++)
-		if ((tree[i].left != PA_SYMB_NIL && tree[i].left >= n) ||
-		    (tree[i].right != PA_SYMB_NIL && tree[i].right >= n))
-			return false;
 	return true;
 }

@@ -11,6 +11,7 @@
 #define PA_SYMBOLS_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "symbols/symbols.h"
@@ -69,6 +70,10 @@ struct pa_symtab_node {
 	uint64_t start, end;
 	uint32_t left, right;
 };
+/* The most nodes on a path down a frozen tree: it is a red-black tree of
+ * fewer than 2^32 nodes (2 log2(n + 1)). A walk goes no deeper, so a
+ * damaged index's links cannot send it round a cycle. */
+#define PA_SYMTAB_MAX_DEPTH 64
 
 struct pa_symtab {
 	enum pa_symtab_kind kind;
@@ -113,23 +118,27 @@ int pa_symtab_freeze(struct pa_symtab *t, const struct pa_symb *b, bool split_mo
  * (non-empty, not "0") or there is no absolute home; pa_idx_name: the
  * index of bid (hex, "none" when len is 0) from src_path in dir;
  * pa_idx_map: the whole file mapped read-only (0, or -errno, -EINVAL when
- * shorter than min_len); pa_idx_write: written whole, atomically
- * (temporary file + rename), directories made. */
+ * shorter than min_len); *as_written: the file's inode and modification
+ * time are the ones its writer recorded in its header (see
+ * pa_idx_valid). */
 uint64_t pa_idx_hash(const unsigned char *p, size_t n);
 char *pa_idx_cache_dir(const char *sub, const char *off_env);
 char *pa_idx_name(const char *dir, const uint8_t *bid, size_t len, const char *src_path);
-int pa_idx_map(const char *path, size_t min_len, void **map, size_t *len);
-int pa_idx_write(const char *path, const void *buf, size_t len);
-/* What every index starts with (its first PA_IDX_HASHED_FROM bytes), and
- * the sections of the table it holds: the header, n frozen tree nodes, n
- * records of the format's, the strings (NUL-terminated). */
+int pa_idx_map(const char *path, size_t min_len, void **map, size_t *len, bool *as_written);
+/* What every index starts with, and the sections of the table it holds:
+ * the header, n frozen tree nodes, n records of the format's, the strings
+ * (NUL-terminated). */
 struct pa_idx_head {
 	char magic[8];
 	uint32_t version, bom, ptr_size, hdr_size;
 	uint64_t file_len;
-	uint64_t hash; /* of the bytes after this part */
+	uint64_t hash; /* of the bytes from PA_IDX_HASHED_FROM to the end */
+	/* the file as its writer left it: its inode, and the modification
+	 * time the writer gave it after its last write */
+	uint64_t ino;
+	int64_t mtime_sec, mtime_nsec;
 };
-#define PA_IDX_HASHED_FROM sizeof(struct pa_idx_head)
+#define PA_IDX_HASHED_FROM offsetof(struct pa_idx_head, ino)
 struct pa_idx_table {
 	uint64_t n, strs_len;
 	uint32_t root, overlaps;
@@ -141,14 +150,22 @@ struct pa_idx_table {
 void pa_idx_layout(struct pa_idx_head *h, struct pa_idx_table *tb, const char *magic,
                    uint32_t version, size_t hdr_size, const struct pa_symtab *t, size_t rec_size,
                    uint64_t strs_len);
-/* The index file (len bytes, its header in place) hashed, then written
- * with pa_idx_write. */
+/* The index file (len bytes, its header in place but its stamp and hash)
+ * written whole and atomically: a temporary file in path's directory
+ * (directories made), stamped, hashed, given the stamp's modification
+ * time and renamed over path. 0 or -errno. */
 int pa_idx_seal_write(const char *path, unsigned char *file, size_t len);
 /* Is the mapped index (len bytes) one of this magic, version and header
- * size, made here (byte order, pointer size), whole (length and hash),
- * its sections, root and tree links within it and its strings ended? */
+ * size, made here (byte order, pointer size), whole (its length), its
+ * sections and root within it and its strings ended? Its hash is checked
+ * only when the file is not as its writer left it (!as_written: written
+ * to, or replaced, since): hashing the kernel's index took a tenth of a
+ * small report's time (bench/README.md). What the hash cannot stand for,
+ * a damaged or hostile file, is caught where it is read: tree walks stay
+ * within the table (PA_SYMTAB_MAX_DEPTH), records' string offsets are
+ * checked when filled. */
 bool pa_idx_valid(const void *map, size_t len, const char *magic, uint32_t version, size_t hdr_size,
-                  const struct pa_idx_table *tb, size_t rec_size);
+                  const struct pa_idx_table *tb, size_t rec_size, bool as_written);
 /* The running program's GNU build-id (its first 20 bytes): 0, or -ENOENT
  * when it has none. An index records it, so that one made by other code
  * is not used. */

@@ -25,8 +25,9 @@
  *
  * Format (host byte order, 8-aligned sections, offsets from the file start):
  *   header  magic "PAKSYMIX", version, byte-order mark, pointer size,
- *           header size, file length, hash of everything after the hash;
- *           then the source's identity (the pa binary's own build-id, so
+ *           header size, file length, the stamp of the file as written
+ *           (inode, modification time), hash of everything after the
+ *           hash; then the source's identity (the pa binary's own build-id, so
  *           that a table made by other code is not used; the kernel's
  *           build-id; the kallsyms file's size and mtime, or for a file
  *           without a size such as /proc/kallsyms the boot id and a hash
@@ -35,9 +36,9 @@
  *   tree    n struct pa_symtab_node (perf's-space start/end, children)
  *   recs    n { name offset, module offset or UINT32_MAX, binding, type }
  *   strs    NUL-terminated names and module names
- * An index whose header, identity, length or hash does not match is ignored
- * (and rewritten). Writing goes to a temporary file in the same directory
- * renamed over the index; a failure to write is ignored.
+ * An index whose header, identity, length or hash (checked when the file
+ * is not as written, idxfile.c) does not match is ignored (and rewritten). Writing goes to a
+ * temporary file in the same directory renamed over the index; a failure to write is ignored.
  */
 #include "symbols/internal.h"
 
@@ -53,7 +54,7 @@
 #include <unistd.h>
 
 #define KSX_MAGIC       "PAKSYMIX"
-#define KSX_VERSION     2u
+#define KSX_VERSION     3u
 #define KSX_NOMOD       UINT32_MAX
 
 _Static_assert(sizeof(struct pa_symtab_node) == 24, "index layout");
@@ -154,15 +155,16 @@ int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t
 	if ((rc = ident_of(src_path, bid, bid_len, &want)))
 		goto out;
 	void *m;
-	if ((rc = pa_idx_map(idx_path, sizeof(struct ksx_hdr), &m, &len)))
+	bool as_written;
+	if ((rc = pa_idx_map(idx_path, sizeof(struct ksx_hdr), &m, &len, &as_written)))
 		goto out;
 	map = m;
 	rc = -EINVAL;
 	const unsigned char *base = map;
 	const struct ksx_hdr *h = map;
 	const struct pa_idx_table *tb = &h->tab;
-	if (!pa_idx_valid(map, len, KSX_MAGIC, KSX_VERSION, sizeof(*h), tb,
-	                  sizeof(struct ksx_rec)) ||
+	if (!pa_idx_valid(map, len, KSX_MAGIC, KSX_VERSION, sizeof(*h), tb, sizeof(struct ksx_rec),
+	                  as_written) ||
 	    memcmp(&h->id, &want, sizeof(want)))
 		goto out;
 	uint64_t n = tb->n;
@@ -184,12 +186,6 @@ int pa_ksym_index_open(const char *idx_path, const char *src_path, const uint8_t
 	}
 	if (!t->symfile || (n && (!t->syms || !t->modules)))
 		goto out;
-	rc = -EINVAL;
-	const struct ksx_rec *rv = (const struct ksx_rec *)(base + tb->recs_off);
-	for (size_t i = 0; i < n; i++)
-		if (rv[i].name >= tb->strs_len ||
-		    (rv[i].mod != KSX_NOMOD && rv[i].mod >= tb->strs_len))
-			goto out;
 	t->map = map;
 	t->map_len = len;
 	map = MAP_FAILED;
@@ -211,14 +207,17 @@ static void ksx_fill(const struct pa_symtab *t, size_t i)
 	const char *strs = (const char *)(base + h->tab.strs_off);
 	const struct pa_symtab_node *x = &t->tree[i];
 	struct pa_sym *s = &t->syms[i]; /* (the table's own memory: see lazy) */
+	uint64_t nstrs = h->tab.strs_len; /* (the last string ends there) */
 	s->start = x->start;
-	s->end = x->end;
+	s->end = x->end < x->start ? x->start : x->end;
 	s->binding = r->binding;
 	s->type = r->type;
 	s->inlined = false;
 	s->linkage_name = NULL;
-	t->modules[i] = r->mod == KSX_NOMOD ? NULL : strs + r->mod;
-	s->name = strs + r->name; /* last: a name says the entry is filled */
+	t->modules[i] = r->mod == KSX_NOMOD || r->mod >= nstrs ? NULL : strs + r->mod;
+	/* last: a name says the entry is filled (a damaged index's offset:
+	 * none) */
+	s->name = r->name < nstrs ? strs + r->name : "";
 }
 
 /* ---- writing ------------------------------------------------------------ */

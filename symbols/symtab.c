@@ -350,8 +350,9 @@ static const struct pa_sym *lookup(const struct pa_symtab *t, uint64_t addr)
 			return NULL;
 		return addr < x[lo].end || addr == x[lo].start ? sym_at(t, lo) : NULL;
 	}
+	/* (i < n: a damaged index's link ends the walk, as NIL does) */
 	uint32_t i = t->root;
-	while (i != PA_SYMB_NIL) {
+	for (int depth = 0; i < t->n && depth < PA_SYMTAB_MAX_DEPTH; depth++) {
 		if (addr < x[i].start)
 			i = x[i].left;
 		else if (addr > x[i].end || (addr == x[i].end && addr != x[i].start))

@@ -25,6 +25,8 @@
 #include "symbols/symbols.h"
 #include "util/util.h"
 
+#include "idx_damage.h"
+
 static char g_dir[256];
 static const uint8_t g_bid[20] = {0x85, 0xc7, 0xe4, 0xe2, 0xed, 0x76, 0xf4, 0x41, 0x7e, 0x8a,
                                   0xaa, 0xd7, 0xc6, 0xb0, 0x40, 0xd2, 0xbb, 0x89, 0x7a, 0x26};
@@ -253,6 +255,27 @@ static void test_two_sources(void **state)
 	free(b);
 }
 
+/* The table of v (overlapping symbols: lookups walk the tree) written to
+ * the index *idx, of a kallsyms file *src (only its identity counts),
+ * both named after name. */
+static struct pa_symtab *overlaps_indexed(const struct pa_sym_insert *v, size_t n, const char *name,
+                                          char **src, char **idx)
+{
+	struct pa_err err = {0};
+	struct pa_symtab *t0 = pa_symtab_from_syms(v, n, &err);
+	assert_non_null(t0);
+	assert_true(t0->overlaps);
+	char *rel = NULL;
+	assert_true(asprintf(&rel, "%s.kallsyms", name) > 0);
+	*src = write_kallsyms(rel, 0);
+	free(rel);
+	assert_true(asprintf(&rel, "%s.idx", name) > 0);
+	*idx = path_of(rel);
+	free(rel);
+	assert_int_equal(pa_ksym_index_write(t0, *idx, *src, g_bid, sizeof(g_bid)), 0);
+	return t0;
+}
+
 /* Overlapping symbols (the tree walk, not the binary search) and a table
  * without modules. */
 static void test_overlaps(void **state)
@@ -266,13 +289,8 @@ static void test_overlaps(void **state)
 	    {.start = 0x1080, .end = 0x1200, .name = "tail", .binding = 1, .type = 2},
 	    {.start = 0x2000, .end = 0x2010, .name = "far", .binding = 1, .type = 2},
 	};
-	struct pa_err err = {0};
-	struct pa_symtab *t0 = pa_symtab_from_syms(v, sizeof(v) / sizeof(v[0]), &err);
-	assert_non_null(t0);
-	assert_true(t0->overlaps);
-	char *src = write_kallsyms("ov.kallsyms", 0); /* only its identity counts */
-	char *idx = path_of("ov.idx");
-	assert_int_equal(pa_ksym_index_write(t0, idx, src, g_bid, sizeof(g_bid)), 0);
+	char *src, *idx;
+	struct pa_symtab *t0 = overlaps_indexed(v, sizeof(v) / sizeof(v[0]), "ov", &src, &idx);
 	struct pa_symtab *t1 = NULL;
 	assert_int_equal(pa_ksym_index_open(idx, src, g_bid, sizeof(g_bid), &t1), 0);
 	assert_same_table(t0, t1);
@@ -286,6 +304,15 @@ static void test_overlaps(void **state)
 	pa_symtab_free(t0);
 	free(idx);
 	free(src);
+}
+
+/* Two indexes of one table: the same bytes but the hash and the stamp
+ * (each write's file is a new one). */
+static void assert_same_index(const char *a, const char *b, size_t len)
+{
+	size_t from = offsetof(struct pa_idx_head, hash), to = sizeof(struct pa_idx_head);
+	assert_memory_equal(a, b, from);
+	assert_memory_equal(a + to, b + to, len - to);
 }
 
 /* One byte flipped anywhere, a truncated file, another version: rejected,
@@ -329,7 +356,7 @@ static void test_damaged(void **state)
 			size_t nlen;
 			char *again = read_all(idx, &nlen);
 			assert_int_equal(nlen, len);
-			assert_memory_equal(again, good, len);
+			assert_same_index(again, good, len);
 			free(again);
 		}
 	}
@@ -337,6 +364,84 @@ static void test_damaged(void **state)
 	pa_symtab_free(t0);
 	free(idx);
 	free(dir);
+	free(src);
+}
+
+/* An index as its writer left it is used without its hash checked. Damage
+ * its stamp cannot see gives wrong answers at worst: tree links out of the
+ * table or round a cycle end the walk, string offsets out of the strings
+ * give no name or module (run under ASan too). Once the file's time
+ * changes, the hash rejects it. (Overlapping symbols: the tree walk.) */
+static void test_unseen_damage(void **state)
+{
+	(void)state;
+	enum { N = 64 };
+	struct pa_sym_insert v[N];
+	char names[N][16];
+	for (unsigned i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "s%u", i);
+		/* every fourth symbol covers the next ones: overlaps */
+		v[i] = (struct pa_sym_insert){.start = 0x1000 + 0x10 * i,
+		                              .end = 0x1000 + 0x10 * i + (i % 4 ? 0x10 : 0x40),
+		                              .name = names[i],
+		                              .binding = 1,
+		                              .type = 2};
+	}
+	char *src, *idx;
+	struct pa_symtab *t0 = overlaps_indexed(v, N, "ud", &src, &idx);
+	struct pa_symtab *t = NULL;
+	assert_int_equal(pa_ksym_index_open(idx, src, g_bid, sizeof(g_bid), &t), 0);
+	size_t n = t->n, tree_off = (size_t)((char *)t->tree - (char *)t->map);
+	pa_symtab_free(t);
+
+	/* the tree: self links, links past the table, a cycle of two, a
+	 * node ending before it starts */
+	struct pa_symtab_node *nodes = calloc(n, sizeof(*nodes));
+	assert_non_null(nodes);
+	memcpy(nodes, t0->tree, n * sizeof(*nodes));
+	for (size_t i = 0; i < n; i++) {
+		nodes[i].left = i % 2 ? (uint32_t)((i + 1) % n) : (uint32_t)i;
+		nodes[i].right = i % 2 ? (uint32_t)(i - 1) : (uint32_t)(n + i);
+	}
+	nodes[0].end = nodes[0].start - 1;
+	damage_unseen(idx, tree_off, nodes, n * sizeof(*nodes));
+	/* the records (ksymcache.c's: name, module, binding, type, pad):
+	 * offsets past the strings */
+	struct rec {
+		uint32_t name, mod;
+		uint8_t binding, type, pad[2];
+	} recs[N];
+	_Static_assert(sizeof(struct rec) == 12, "ksymcache.c's record");
+	for (size_t i = 0; i < n; i++)
+		recs[i] = (struct rec){.name = 0xfffffff0u - (uint32_t)i, .mod = 0x7fffffffu};
+	damage_unseen(idx, tree_off + n * sizeof(*nodes), recs, n * sizeof(recs[0]));
+
+	t = NULL;
+	assert_int_equal(pa_ksym_index_open(idx, src, g_bid, sizeof(g_bid), &t), 0);
+	assert_non_null(t->map); /* used: no hash was checked */
+	for (uint64_t a = 0xff0; a < 0x1000 + 0x10 * N + 0x50; a++) {
+		const struct pa_sym *s = pa_symtab_find(t, a);
+		if (s) {
+			assert_string_equal(s->name, "");
+			assert_true(s->end >= s->start);
+			assert_null(pa_sym_module(t, s));
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(pa_symtab_at(t, i)->name, "");
+	pa_symtab_free(t);
+
+	/* its time changed: the hash is checked, and fails */
+	int fd = open(idx, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(futimens(fd, NULL), 0);
+	close(fd);
+	t = NULL;
+	assert_int_not_equal(pa_ksym_index_open(idx, src, g_bid, sizeof(g_bid), &t), 0);
+	assert_null(t);
+	free(nodes);
+	pa_symtab_free(t0);
+	free(idx);
 	free(src);
 }
 
@@ -412,9 +517,10 @@ int main(void)
 		return 1;
 	}
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_roundtrip),    cmocka_unit_test(test_overlaps),
-	    cmocka_unit_test(test_two_sources),  cmocka_unit_test(test_damaged),
-	    cmocka_unit_test(test_readonly_dir), cmocka_unit_test(test_default_dir),
+	    cmocka_unit_test(test_roundtrip),     cmocka_unit_test(test_overlaps),
+	    cmocka_unit_test(test_two_sources),   cmocka_unit_test(test_damaged),
+	    cmocka_unit_test(test_unseen_damage), cmocka_unit_test(test_readonly_dir),
+	    cmocka_unit_test(test_default_dir),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	pa_rm_rf_at(AT_FDCWD, g_dir);
