@@ -73,6 +73,7 @@ struct printer {
 	uint64_t *sort_v;
 	struct ch *sort_ch;
 	size_t cap_sort;
+	struct pa_buf line; /* a graph line being made */
 };
 
 static int gnode_key_cmp(const void *pa, const void *pb, void *arg)
@@ -522,6 +523,9 @@ static const char *el_name(const struct printer *pr, uint32_t li, char *buf, siz
 {
 	const struct pa_loc *l = &pa_report_locs(pr->r)[li];
 	const char *src = l->sym ? el_srcline(pr, li) : NULL;
+	/* (most are the symbol's name alone: no copy) */
+	if (l->sym && !src && !l->sym->inlined && strnlen(l->sym->name, size) < size)
+		return l->sym->name;
 	if (l->sym)
 		snprintf(buf, size, "%s%s%s%s", l->sym->name, src ? " " : "", src ? src : "",
 		         l->sym->inlined ? " (inlined)" : "");
@@ -530,19 +534,32 @@ static const char *el_name(const struct printer *pr, uint32_t li, char *buf, siz
 	return buf;
 }
 
-static void print_value(const struct printer *pr, uint64_t period, uint64_t count, uint64_t total)
+/* The value perf prints for a node, into buf (VALUE_BUF bytes); its
+ * length. */
+#define VALUE_BUF 64
+static size_t format_value(const struct printer *pr, uint64_t period, uint64_t count,
+                           uint64_t total, char *buf)
 {
+	int n;
 	switch (pr->r->cg.value) {
 	case CG_PERIOD:
-		fprintf(pr->out, "%" PRIu64, period);
+		n = snprintf(buf, VALUE_BUF, "%" PRIu64, period);
 		break;
 	case CG_COUNT:
-		fprintf(pr->out, "%u", (unsigned)count);
+		n = snprintf(buf, VALUE_BUF, "%u", (unsigned)count);
 		break;
 	default:
-		fprintf(pr->out, "%.2f%%", total ? (double)period * 100.0 / (double)total : 0.0);
+		n = snprintf(buf, VALUE_BUF, "%.2f%%",
+		             total ? (double)period * 100.0 / (double)total : 0.0);
 		break;
 	}
+	return n <= 0 ? 0 : n < VALUE_BUF ? (size_t)n : VALUE_BUF - 1;
+}
+
+static void print_value(const struct printer *pr, uint64_t period, uint64_t count, uint64_t total)
+{
+	char buf[VALUE_BUF];
+	fwrite(buf, 1, format_value(pr, period, count, total, buf), pr->out);
 }
 
 static void left_margin(FILE *out, int margin)
@@ -550,31 +567,64 @@ static void left_margin(FILE *out, int margin)
 	fprintf(out, "            %*s", margin, "");
 }
 
-static void graph_line(FILE *out, int depth, int mask, int margin)
+/* A graph line is made whole in pr->line and written at once: writing it
+ * piece by piece (a call per column) was a sixth of a small report's time
+ * (bench/README.md). The line starts with the left margin. */
+static int line_start(struct printer *pr, int depth, int margin)
 {
-	left_margin(out, margin);
-	for (int i = 0; i < depth; i++)
-		fputs(mask & (1 << i) ? "|          " : "           ", out);
-	fputc('\n', out);
+	struct pa_buf *l = &pr->line;
+	l->len = 0;
+	/* margin, a column per level, a value, a name of NAME_BUF at most */
+	if (pa_buf_grow(l, 12 + (size_t)margin + 11 * (size_t)depth + VALUE_BUF + NAME_BUF + 1))
+		return -ENOMEM;
+	memset(l->data, ' ', 12 + (size_t)margin);
+	l->len = 12 + (size_t)margin;
+	return 0;
 }
 
-static void graph_entry(const struct printer *pr, uint64_t cumul, uint64_t ccount, int depth,
-                        int mask, int period_idx, uint64_t total, int margin, const char *name)
+static void line_put(struct printer *pr, const char *s, size_t n)
 {
-	FILE *out = pr->out;
-	left_margin(out, margin);
+	memcpy(pr->line.data + pr->line.len, s, n);
+	pr->line.len += n;
+}
+
+static void line_end(struct printer *pr)
+{
+	pr->line.data[pr->line.len++] = '\n';
+	fwrite(pr->line.data, 1, pr->line.len, pr->out);
+}
+
+static int graph_line(struct printer *pr, int depth, int mask, int margin)
+{
+	if (line_start(pr, depth, margin))
+		return -ENOMEM;
+	for (int i = 0; i < depth; i++)
+		line_put(pr, mask & (1 << i) ? "|          " : "           ", 11);
+	line_end(pr);
+	return 0;
+}
+
+static int graph_entry(struct printer *pr, uint64_t cumul, uint64_t ccount, int depth, int mask,
+                       int period_idx, uint64_t total, int margin, const char *name)
+{
+	if (line_start(pr, depth, margin))
+		return -ENOMEM;
 	for (int i = 0; i < depth; i++) {
-		fputc(mask & (1 << i) ? '|' : ' ', out);
+		line_put(pr, mask & (1 << i) ? "|" : " ", 1);
 		if (!period_idx && i == depth - 1) {
-			fputs("--", out);
-			print_value(pr, cumul, ccount, total);
-			fputs("--", out);
+			char v[VALUE_BUF];
+			line_put(pr, "--", 2);
+			line_put(pr, v, format_value(pr, cumul, ccount, total, v));
+			line_put(pr, "--", 2);
 		} else {
-			fputs("          ", out);
+			line_put(pr, "          ", 10);
 		}
 	}
-	fputs(name, out);
-	fputc('\n', out);
+	/* (el_name's names are cut to NAME_BUF, "[...]" is short) */
+	size_t n = strnlen(name, NAME_BUF - 1);
+	line_put(pr, name, n);
+	line_end(pr);
+	return 0;
 }
 
 static uint64_t min_hit_for(const struct printer *pr, uint64_t children_hit)
@@ -612,10 +662,14 @@ static int print_graph_level(struct printer *pr, const struct gnode *parent, uin
 		cumul_count += (long)g->ccount;
 		if (i + 1 == n && (p->mode != CG_FRACTAL || !remaining))
 			new_mask &= ~(1 << (depth - 1));
-		graph_line(pr->out, depth, mask, margin);
-		for (uint32_t k = 0; k < g->len; k++)
-			graph_entry(pr, g->cumul, g->ccount, depth, new_mask, (int)k, total, margin,
-			            el_name(pr, g->el[k], buf, sizeof(buf)));
+		bool nomem = graph_line(pr, depth, mask, margin);
+		for (uint32_t k = 0; k < g->len && !nomem; k++)
+			nomem = graph_entry(pr, g->cumul, g->ccount, depth, new_mask, (int)k, total,
+			                    margin, el_name(pr, g->el[k], buf, sizeof(buf)));
+		if (nomem) {
+			free(v);
+			return -ENOMEM;
+		}
 		*printed += g->len;
 		uint64_t ch_hit = g->cumul - g->hit, ch_count = g->ccount - g->count;
 		uint64_t new_total = p->mode == CG_FRACTAL ? ch_hit : total;
@@ -639,7 +693,11 @@ static int print_graph_level(struct printer *pr, const struct gnode *parent, uin
 			new_mask &= ~(1 << (depth - 1));
 			/* perf 6.1 mallocs this fake symbol without clearing it,
 			 * so it sometimes adds " (inlined)" (uninitialized bit) */
-			graph_entry(pr, remaining, rc, depth, new_mask, 0, total, margin, "[...]");
+			if (graph_entry(pr, remaining, rc, depth, new_mask, 0, total, margin,
+			                "[...]")) {
+				free(v);
+				return -ENOMEM;
+			}
 			(*printed)++;
 		}
 	}
@@ -920,6 +978,7 @@ int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
 	free(pr.rb);
 	free(pr.sort_v);
 	free(pr.sort_ch);
+	pa_buf_release(&pr.line);
 	free(chs);
 	return ret;
 }
