@@ -927,10 +927,29 @@ static bool nothing_over(const struct pa_report *r, const struct cg_state *c, ui
 	return sum < min_hit;
 }
 
-int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
-                      uint64_t total_period, uint64_t parent_period)
+bool pa_cg_render_shareable(const struct pa_report *r)
+{
+	return !r->cg.address_key; /* (el_srcline: looked up when first asked) */
+}
+
+/* The graph of pr into a memory stream: *buf, *len (0 or -ENOMEM). */
+static int render_any(struct printer *pr, uint64_t total, uint64_t parent, char **buf, size_t *len)
+{
+	if (!(pr->out = open_memstream(buf, len)))
+		return -ENOMEM;
+	int ret = print_any(pr, total, parent);
+	if (fclose(pr->out) && !ret)
+		ret = -ENOMEM;
+	pr->out = NULL;
+	return ret;
+}
+
+int pa_cg_render_chain(struct pa_report *r, const struct cg_entry *e, uint64_t total_period,
+                       uint64_t parent_period, char **buf, size_t *len)
 {
 	struct cg_state *c = r->cgs;
+	*buf = NULL;
+	*len = 0;
 	if (!c || !e->nr_refs || r->cg.mode == CG_NONE)
 		return 0;
 	size_t ei = (size_t)(e - c->e);
@@ -956,24 +975,23 @@ int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
 		n++;
 	}
 	struct printer pr = {.r = r, .c = c, .chs = chs, .nr_all = n, .min_hit = min_hit};
-	/* the fast way into memory first: it tells whether it was exact */
-	char *buf = NULL;
-	size_t len = 0;
-	pr.out = open_memstream(&buf, &len);
-	int ret = pr.out ? print_any(&pr, total_period, parent_period) : -ENOMEM;
-	if (pr.out)
-		fclose(pr.out);
+	/* the fast way first: it tells whether it was exact */
+	int ret = render_any(&pr, total_period, parent_period, buf, len);
 	if (!ret && pr.inconsistent) {
 		/* perf's own tree, chain after chain */
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
 		pr.exact = true;
-		pr.out = out;
 		ret = exact_build(&pr);
 		if (!ret)
-			ret = print_any(&pr, total_period, parent_period);
-	} else if (!ret) {
-		fwrite(buf, 1, len, out);
+			ret = render_any(&pr, total_period, parent_period, buf, len);
 	}
-	free(buf);
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+	}
 	free(pr.pn);
 	free(pr.rb);
 	free(pr.sort_v);

@@ -431,11 +431,32 @@ struct cg_entry *pa_cg_entry(const struct pa_report *r, size_t i);
  * hists->callchain_period), for the graph threshold. */
 uint64_t pa_cg_callchain_total(const struct pa_report *r, unsigned evsel, bool non_filtered);
 /* Group the call chains of the entries about to be printed by entry, for
- * pa_cg_print_chain (only those whose graph may print something; the
+ * pa_cg_render_chain (only those whose graph may print something; the
  * others print none). */
 int pa_cg_index_refs(struct pa_report *r, const struct cg_entry *const *es, size_t n);
-/* Print the call graph of an entry, perf's stdio layout. */
-int pa_cg_print_chain(struct pa_report *r, FILE *out, const struct cg_entry *e,
-		      uint64_t total_period, uint64_t parent_period);
+/* The call graph of an entry, perf's stdio layout, into *buf (malloc'd,
+ * *len bytes; NULL and 0 when it prints nothing): 0 or -ENOMEM. Made from
+ * what the report finished before printing; while
+ * pa_cg_render_shareable(r), nothing else is touched, and graphs of
+ * different entries may be made on two threads at once (graphs.c). */
+int pa_cg_render_chain(struct pa_report *r, const struct cg_entry *e, uint64_t total_period,
+                       uint64_t parent_period, char **buf, size_t *len);
+bool pa_cg_render_shareable(const struct pa_report *r);
+
+/* graphs.c: the graphs of the rows about to be printed (jobs[0, n), their
+ * entries, the value each row's percentages are of, and the event's total
+ * period), made ahead on a second thread where there is one. start: NULL
+ * on ENOMEM, else jobs (malloc'd) are the graphs' from then on; take: row
+ * i's graph (as pa_cg_render_chain; rows taken in order, the buffer the
+ * caller's); stop: the helper joined, what was not taken freed. */
+struct pa_graph_job {
+	const struct cg_entry *e;
+	uint64_t parent;
+};
+struct pa_graphs;
+struct pa_graphs *pa_graphs_start(struct pa_report *r, struct pa_graph_job *jobs, size_t n,
+                                  uint64_t total);
+int pa_graphs_take(struct pa_graphs *g, size_t i, char **buf, size_t *len);
+void pa_graphs_stop(struct pa_graphs *g);
 
 #endif

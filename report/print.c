@@ -315,6 +315,34 @@ static int index_printed_refs(struct pa_report *r, const struct row *rows, size_
 	return ret;
 }
 
+/* Whether a row prints (--percent-limit), and its value (*v). */
+static bool row_shown(const struct pa_report *r, const struct row *row, uint64_t total, uint64_t *v)
+{
+	*v = r->cgs && r->cg.children ? row->acc_period : row->period;
+	double pct = total ? 100.0 * (double)*v / (double)total : 0;
+	return !(r->opts.percent_limit > 0 && pct < r->opts.percent_limit);
+}
+
+/* The graphs of the rows that print, in row order, made ahead (graphs.c);
+ * NULL on ENOMEM. */
+static struct pa_graphs *start_graphs(struct pa_report *r, const struct row *rows, size_t nr,
+                                      uint64_t total, unsigned first_evsel)
+{
+	struct pa_graph_job *jobs = malloc((nr + 1) * sizeof(*jobs));
+	if (!jobs)
+		return NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t v;
+		if (row_shown(r, &rows[i], total, &v) && rows[i].e)
+			jobs[n++] = (struct pa_graph_job){rows[i].e, v};
+	}
+	struct pa_graphs *g = pa_graphs_start(r, jobs, n, r->total_period[first_evsel]);
+	if (!g)
+		free(jobs);
+	return g;
+}
+
 static int print_group(struct pa_report *r, FILE *out, const struct group *g, const bool *elide)
 {
 	size_t nr, nr_all;
@@ -365,16 +393,18 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 	for (unsigned c = 0; c < r->nr_cols; c++)
 		if (!elide[c])
 			last = c;
-	bool children = r->cgs && r->cg.children;
-	if (r->cgs && index_printed_refs(r, rows, nr)) {
+	struct pa_graphs *graphs = NULL;
+	if (r->cgs && (index_printed_refs(r, rows, nr) ||
+	               !(graphs = start_graphs(r, rows, nr, totals[0], g->first)))) {
 		free(vals);
 		free(rows);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < nr; i++) {
-		uint64_t v = children ? rows[i].acc_period : rows[i].period;
-		double pct = totals[0] ? 100.0 * (double)v / (double)totals[0] : 0;
-		if (r->opts.percent_limit > 0 && pct < r->opts.percent_limit)
+	size_t nr_graphs = 0;
+	int ret = 0;
+	for (size_t i = 0; i < nr && !ret; i++) {
+		uint64_t v;
+		if (!row_shown(r, &rows[i], totals[0], &v))
 			continue;
 		char line[4096];
 		size_t n = 1;
@@ -397,17 +427,21 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		line[n < sizeof(line) ? n : sizeof(line) - 1] = 0;
 		fputs(line, out);
 		fputc('\n', out);
-		if (r->cgs && rows[i].e &&
-		    pa_cg_print_chain(r, out, rows[i].e, r->total_period[g->first], v)) {
-			free(vals);
-			free(rows);
-			return -ENOMEM;
+		if (graphs && rows[i].e) {
+			char *buf;
+			size_t len;
+			ret = pa_graphs_take(graphs, nr_graphs++, &buf, &len);
+			if (!ret && len)
+				fwrite(buf, 1, len, out);
+			free(buf);
 		}
 	}
-	fprintf(out, "\n\n");
+	pa_graphs_stop(graphs);
+	if (!ret)
+		fprintf(out, "\n\n");
 	free(vals);
 	free(rows);
-	return 0;
+	return ret;
 }
 
 /* Events are shown by group (GROUP_DESC), as perf's report does. */

@@ -56,6 +56,17 @@ while IFS= read -r o; do
 done <"$GOLD/optsets"
 [ $have_perf = 1 ] && [ -n "$SLOW_MODE" ] &&
 	note "under $SLOW_MODE: the fixture's reports compared with perf's for one option set in $STRIDE only (all with the golden outputs; natively all with perf's)"
+# Rows' graphs are made on a second thread where there is one
+# (report/graphs.c); made on one thread, they are the same.
+for i in 1 2 3 4; do
+	o=$(sed -n "${i}p" "$GOLD/optsets")
+	# shellcheck disable=SC2086
+	if PA_NO_THREADS=1 pa report -i "$FIX" --symfs "$SYMFS" --stdio $o >got 2>got.err; then
+		same "fixture: report $o on one thread (golden)" "$GOLD/report-$i.txt" got
+	else
+		fail "fixture '$o' on one thread: pa failed: $(head -n 2 got.err)"
+	fi
+done
 # the golden output has inline frames (the test would pass without them)
 CHECKS=$((CHECKS + 1))
 [ "$(grep -c ' (inlined)$' "$GOLD/report-1.txt")" -gt 50 ] ||
