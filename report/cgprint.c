@@ -944,21 +944,27 @@ static int render_any(struct printer *pr, uint64_t total, uint64_t parent, char 
 	return ret;
 }
 
+bool pa_cg_graph_prints(const struct pa_report *r, const struct cg_entry *e)
+{
+	const struct cg_state *c = r->cgs;
+	if (!c || !e->nr_refs || r->cg.mode == CG_NONE || !c->ref_off ||
+	    !pa_cg_may_print_graph(r, e))
+		return false;
+	size_t ei = (size_t)(e - c->e);
+	return !nothing_over(r, c, c->ref_off[ei], c->ref_off[ei + 1], pa_cg_entry_min_hit(r, e));
+}
+
 int pa_cg_render_chain(struct pa_report *r, const struct cg_entry *e, uint64_t total_period,
                        uint64_t parent_period, char **buf, size_t *len)
 {
 	struct cg_state *c = r->cgs;
 	*buf = NULL;
 	*len = 0;
-	if (!c || !e->nr_refs || r->cg.mode == CG_NONE)
+	if (!pa_cg_graph_prints(r, e))
 		return 0;
 	size_t ei = (size_t)(e - c->e);
-	if (!c->ref_off || !pa_cg_may_print_graph(r, e))
-		return 0;
 	uint32_t lo = c->ref_off[ei], hi = c->ref_off[ei + 1];
 	uint64_t min_hit = pa_cg_entry_min_hit(r, e);
-	if (nothing_over(r, c, lo, hi, min_hit))
-		return 0;
 	struct ch *chs = malloc((hi - lo + 1) * sizeof(*chs));
 	if (!chs)
 		return -ENOMEM;

@@ -32,7 +32,7 @@ struct slot {
 
 struct pa_graphs {
 	struct pa_report *r;
-	struct pa_graph_job *jobs;
+	const struct pa_graph_job *jobs;
 	size_t n;
 	uint64_t total;
 	struct slot *slots;
@@ -74,7 +74,7 @@ static void *helper(void *arg)
 	return NULL;
 }
 
-struct pa_graphs *pa_graphs_start(struct pa_report *r, struct pa_graph_job *jobs, size_t n,
+struct pa_graphs *pa_graphs_start(struct pa_report *r, const struct pa_graph_job *jobs, size_t n,
                                   uint64_t total)
 {
 	struct pa_graphs *g = calloc(1, sizeof(*g));
@@ -144,6 +144,5 @@ void pa_graphs_stop(struct pa_graphs *g)
 	for (size_t i = 0; i < g->n; i++)
 		free(g->slots[i].buf);
 	free(g->slots);
-	free(g->jobs);
 	free(g);
 }

@@ -442,19 +442,24 @@ int pa_cg_index_refs(struct pa_report *r, const struct cg_entry *const *es, size
 int pa_cg_render_chain(struct pa_report *r, const struct cg_entry *e, uint64_t total_period,
                        uint64_t parent_period, char **buf, size_t *len);
 bool pa_cg_render_shareable(const struct pa_report *r);
+/* Whether an entry's graph prints anything (a cheap test: most rows of a
+ * large profile print none). */
+bool pa_cg_graph_prints(const struct pa_report *r, const struct cg_entry *e);
 
 /* graphs.c: the graphs of the rows about to be printed (jobs[0, n), their
  * entries, the value each row's percentages are of, and the event's total
- * period), made ahead on a second thread where there is one. start: NULL
- * on ENOMEM, else jobs (malloc'd) are the graphs' from then on; take: row
- * i's graph (as pa_cg_render_chain; rows taken in order, the buffer the
- * caller's); stop: the helper joined, what was not taken freed. */
+ * period; row: the caller's), made ahead on a second thread where there
+ * is one. start: NULL on ENOMEM (jobs stay the caller's, unchanged until
+ * stop); take: job i's graph (as pa_cg_render_chain; jobs taken in order,
+ * the buffer the caller's); stop: the helper joined, what was not taken
+ * freed. */
 struct pa_graph_job {
 	const struct cg_entry *e;
 	uint64_t parent;
+	size_t row;
 };
 struct pa_graphs;
-struct pa_graphs *pa_graphs_start(struct pa_report *r, struct pa_graph_job *jobs, size_t n,
+struct pa_graphs *pa_graphs_start(struct pa_report *r, const struct pa_graph_job *jobs, size_t n,
                                   uint64_t total);
 int pa_graphs_take(struct pa_graphs *g, size_t i, char **buf, size_t *len);
 void pa_graphs_stop(struct pa_graphs *g);

@@ -323,24 +323,21 @@ static bool row_shown(const struct pa_report *r, const struct row *row, uint64_t
 	return !(r->opts.percent_limit > 0 && pct < r->opts.percent_limit);
 }
 
-/* The graphs of the rows that print, in row order, made ahead (graphs.c);
- * NULL on ENOMEM. */
-static struct pa_graphs *start_graphs(struct pa_report *r, const struct row *rows, size_t nr,
-                                      uint64_t total, unsigned first_evsel)
+/* The rows that print a graph, in row order, for graphs.c (*jobs, *n);
+ * 0 or -ENOMEM. */
+static int graph_jobs(struct pa_report *r, const struct row *rows, size_t nr, uint64_t total,
+                      struct pa_graph_job **jobs, size_t *n)
 {
-	struct pa_graph_job *jobs = malloc((nr + 1) * sizeof(*jobs));
-	if (!jobs)
-		return NULL;
-	size_t n = 0;
+	*n = 0;
+	if (!(*jobs = malloc((nr + 1) * sizeof(**jobs))))
+		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t v;
-		if (row_shown(r, &rows[i], total, &v) && rows[i].e)
-			jobs[n++] = (struct pa_graph_job){rows[i].e, v};
+		if (row_shown(r, &rows[i], total, &v) && rows[i].e &&
+		    pa_cg_graph_prints(r, rows[i].e))
+			(*jobs)[(*n)++] = (struct pa_graph_job){rows[i].e, v, i};
 	}
-	struct pa_graphs *g = pa_graphs_start(r, jobs, n, r->total_period[first_evsel]);
-	if (!g)
-		free(jobs);
-	return g;
+	return 0;
 }
 
 static int print_group(struct pa_report *r, FILE *out, const struct group *g, const bool *elide)
@@ -394,13 +391,16 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		if (!elide[c])
 			last = c;
 	struct pa_graphs *graphs = NULL;
+	struct pa_graph_job *jobs = NULL;
+	size_t nr_jobs = 0, nr_graphs = 0;
 	if (r->cgs && (index_printed_refs(r, rows, nr) ||
-	               !(graphs = start_graphs(r, rows, nr, totals[0], g->first)))) {
+	               graph_jobs(r, rows, nr, totals[0], &jobs, &nr_jobs) ||
+	               !(graphs = pa_graphs_start(r, jobs, nr_jobs, r->total_period[g->first])))) {
+		free(jobs);
 		free(vals);
 		free(rows);
 		return -ENOMEM;
 	}
-	size_t nr_graphs = 0;
 	int ret = 0;
 	for (size_t i = 0; i < nr && !ret; i++) {
 		uint64_t v;
@@ -427,7 +427,7 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		line[n < sizeof(line) ? n : sizeof(line) - 1] = 0;
 		fputs(line, out);
 		fputc('\n', out);
-		if (graphs && rows[i].e) {
+		if (nr_graphs < nr_jobs && jobs[nr_graphs].row == i) {
 			char *buf;
 			size_t len;
 			ret = pa_graphs_take(graphs, nr_graphs++, &buf, &len);
@@ -437,6 +437,7 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		}
 	}
 	pa_graphs_stop(graphs);
+	free(jobs);
 	if (!ret)
 		fprintf(out, "\n\n");
 	free(vals);
