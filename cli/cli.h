@@ -45,8 +45,9 @@ bool pa_cli_no_threads(void);
 bool pa_cli_user_stacks(struct pa_file *f);
 
 /* The reader's options of every command: its warnings (damaged optional
- * sections) printed on stderr, one line each. */
-const struct pa_file_opts *pa_cli_file_opts(void);
+ * sections) printed on stderr, one line each; no helper thread with
+ * PA_NO_THREADS. */
+struct pa_file_opts pa_cli_file_opts(void);
 
 /* Open an input the way every command does (default "perf.data"). */
 struct pa_file *pa_cli_open(const char *path, int *status);

@@ -82,7 +82,8 @@ struct input {
 static void *read_input(void *arg)
 {
 	struct input *in = arg;
-	in->f = pa_file_open(in->path, pa_cli_file_opts(), &in->err);
+	struct pa_file_opts fo = pa_cli_file_opts();
+	in->f = pa_file_open(in->path, &fo, &in->err);
 	struct pa_session_opts so = {.sz = sizeof(so),
 	                             .no_callchains = true,
 	                             .max_memory = in->max_mem,

@@ -76,7 +76,8 @@ static int add_perf_data(struct pa_flame *fg, const char *open_path, const char 
 			 struct fg_args *a)
 {
 	struct pa_err err = {0};
-	struct pa_file *f = pa_file_open(open_path, pa_cli_file_opts(), &err);
+	struct pa_file_opts fo = pa_cli_file_opts();
+	struct pa_file *f = pa_file_open(open_path, &fo, &err);
 	if (!f)
 		return pa_cli_error(path, &err);
 	int status = 0;

@@ -110,7 +110,8 @@ static int diff_side(struct out_ctx *o, int side, const char *path, struct pa_re
 		pa_cli_input_close(&ci);
 		return status;
 	}
-	struct pa_file *f = pa_file_open(ci.open_path, pa_cli_file_opts(), &err);
+	struct pa_file_opts fo = pa_cli_file_opts();
+	struct pa_file *f = pa_file_open(ci.open_path, &fo, &err);
 	if (!f) {
 		status = pa_cli_error(path, &err);
 	} else {

@@ -82,10 +82,11 @@ static void print_warning(void *ctx, const char *path, uint64_t offset, const ch
 		(unsigned long long)offset);
 }
 
-const struct pa_file_opts *pa_cli_file_opts(void)
+struct pa_file_opts pa_cli_file_opts(void)
 {
-	static const struct pa_file_opts opts = {.sz = sizeof(opts), .warn = print_warning};
-	return &opts;
+	return (struct pa_file_opts){.sz = sizeof(struct pa_file_opts),
+	                             .warn = print_warning,
+	                             .no_threads = pa_cli_no_threads()};
 }
 
 int pa_cli_fail(const char *cmd, const char *path, const struct pa_err *err)
@@ -106,7 +107,8 @@ void pa_cli_stream_heap(void)
 struct pa_file *pa_cli_open(const char *path, int *status)
 {
 	struct pa_err err = {0};
-	struct pa_file *f = pa_file_open(path ? path : "perf.data", pa_cli_file_opts(), &err);
+	struct pa_file_opts fo = pa_cli_file_opts();
+	struct pa_file *f = pa_file_open(path ? path : "perf.data", &fo, &err);
 	if (!f)
 		*status = pa_cli_error(path ? path : "perf.data", &err);
 	return f;

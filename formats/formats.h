@@ -560,6 +560,9 @@ struct pa_file_opts {
 	 * ("malformed CPUDESC feature section"). The library prints nothing. */
 	void (*warn)(void *ctx, const char *path, uint64_t offset, const char *msg);
 	void *warn_ctx;
+	/* No helper thread (by default, a large mapped input is touched ahead
+	 * of the reader on a second CPU, where there is one). */
+	bool no_threads;
 };
 
 #define PA_OPTS_INIT(type, ...) ((struct type){.sz = sizeof(struct type), __VA_ARGS__})

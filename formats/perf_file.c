@@ -77,6 +77,8 @@ struct pa_file {
 
 	struct pa_syscap *syscap; /* a sysprof capture: syscap.c reads it */
 	bool lazy_samples;        /* pa_file_set_lazy_samples */
+	struct pa_readahead *ra;  /* large mappings, two CPUs: readahead.c */
+	bool ra_decided;
 };
 
 void pa_file_warn(struct pa_file *f, uint64_t off, const char *fmt, ...)
@@ -380,10 +382,13 @@ static void release_consumed(struct pa_file *f)
 static void stream_advance(struct pa_file *f, size_t n)
 {
 	f->pos += n;
-	if (!f->map)
+	if (!f->map) {
 		f->buf_pos += n;
-	else
-		release_consumed(f);
+		return;
+	}
+	if (f->ra)
+		pa_readahead_at(f->ra, (size_t)f->pos);
+	release_consumed(f);
 }
 
 /* Skip payload bytes that follow a record (AUXTRACE data, tracing data). */
@@ -824,6 +829,7 @@ void pa_file_close(struct pa_file *f)
 	if (!f)
 		return;
 	pa_syscap_free(f->syscap);
+	pa_readahead_stop(f->ra);
 	if (f->map)
 		munmap((void *)f->map, f->map_len);
 	if (f->own_fd && f->fd >= 0)
@@ -1235,9 +1241,48 @@ int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, 
 	return pa_rec_decode(f, ev, rec, ev->size, err);
 }
 
+bool pa_file_reads_ahead(const struct pa_file *f)
+{
+	return f->ra != NULL;
+}
+
 bool pa_file_decoded_in_place(const struct pa_file *f)
 {
 	return !f->scratch.used;
+}
+
+/* The mean size of the (up to) 256 records from the stream position, in
+ * the mapping; 0 when there are none. */
+static uint64_t mean_record_size(const struct pa_file *f)
+{
+	uint64_t at = f->pos, n = 0;
+	while (n < 256 && at < f->end && f->end - at >= 8) {
+		uint16_t size = ld16(f->map + at + 6, f->swap);
+		if (size < 8)
+			break;
+		at += size;
+		n++;
+	}
+	return n ? (at - f->pos) / n : 0;
+}
+
+/* At the first record: a helper touching the mapping ahead of the reader
+ * (readahead.c) where the data is large (16 MB), there are two CPUs and
+ * threads are not refused, and the records are of a kilobyte or less on
+ * average: the reader then touches a good part of every line the helper
+ * does. Not for recorded user stacks (--call-graph dwarf): most of their
+ * bytes are never read by a pass that reads samples lazily, and a report
+ * of them unwinds on the second CPU (paired runs: 1.09 of without). */
+static void decide_readahead(struct pa_file *f)
+{
+	f->ra_decided = true;
+	if (!f->map || f->opts.no_threads || f->end - f->pos < (16u << 20) ||
+	    pa_file_records_user_stacks(f) || mean_record_size(f) > 1024 ||
+	    sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	f->ra = pa_readahead_start(f->map, (size_t)f->end);
+	if (f->ra)
+		pa_readahead_at(f->ra, (size_t)f->pos);
 }
 
 int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err)
@@ -1246,6 +1291,8 @@ int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err)
 	ev->lazy = false;
 	if (f->syscap)
 		return pa_syscap_next(f->syscap, ev, err);
+	if (!f->ra_decided)
+		decide_readahead(f);
 	f->scratch.used = 0;
 	for (;;) {
 		if (f->zin) {

@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "formats/formats.h"
+#include "formats/internal.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define HOST_BE true
@@ -417,7 +418,9 @@ static void w_magic(struct wbuf *b)
 #define F_IDS_OFF (F_ATTRS_OFF + ATTR_SIZE + 16)
 #define F_DATA_OFF (F_IDS_OFF + 8)
 
-static struct wbuf build_file(bool be, size_t *data_size)
+/* build_file's, with n more samples (a round every 1000) after its
+ * records. */
+static struct wbuf build_file_n(bool be, size_t *data_size, size_t n)
 {
 	struct wbuf b = {.be = be};
 	w_magic(&b);
@@ -440,6 +443,12 @@ static struct wbuf build_file(bool be, size_t *data_size)
 	w64(&b, T_ID);
 	assert_int_equal(b.len, F_DATA_OFF);
 	w_records(&b);
+	for (size_t i = 0; i < n; i++) {
+		w_header(&b, PA_REC_SAMPLE, PA_MISC_USER, 8 + 6 * 8 + 8 + 3 * 8);
+		w_sample_body(&b, T_IP + i, T_PERIOD + i % 7);
+		if (i % 1000 == 999)
+			w_header(&b, PA_REC_FINISHED_ROUND, 0, 8);
+	}
 	*data_size = b.len - F_DATA_OFF;
 	wpatch(&b, 48, *data_size, 8);
 	/* feature table (one section), then the section */
@@ -448,6 +457,11 @@ static struct wbuf build_file(bool be, size_t *data_size)
 	w64(&b, 20);
 	w_hostname(&b);
 	return b;
+}
+
+static struct wbuf build_file(bool be, size_t *data_size)
+{
+	return build_file_n(be, data_size, 0);
 }
 
 /* A pipe-mode file whose attr is t, n bytes long (tail as w_attr_t). */
@@ -2114,6 +2128,64 @@ static void test_user_stack_units(void **state)
 	}
 }
 
+/* Every event of path, folded into a digest (type, offset, ip, period);
+ * *reads_ahead: whether the reader had a helper thread (readahead.c). */
+static uint64_t digest_events(const char *path, const struct pa_file_opts *o, size_t *n,
+                              bool *reads_ahead)
+{
+	struct pa_err err = {0};
+	struct pa_file *f = pa_file_open(path, o, &err);
+	if (!f)
+		fail_msg("pa_file_open: %s", err.msg);
+	struct pa_event ev;
+	uint64_t h = 0;
+	int r;
+	*n = 0;
+	while ((r = pa_file_next(f, &ev, &err)) == 1) {
+		h = (h ^ ev.type ^ ev.offset * 31 ^ ev.sample.ip * 7 ^ ev.sample.period) *
+		    0x100000001b3ull;
+		(*n)++;
+	}
+	assert_int_equal(r, 0);
+	*reads_ahead = pa_file_reads_ahead(f);
+	pa_file_close(f);
+	return h;
+}
+
+/* A large mapped file (17 MB of samples) is read with a helper thread
+ * touching it ahead where there are two CPUs: the same events as without
+ * the helper and as through read(), in both byte orders (run under the
+ * sanitizers too). */
+static void test_readahead(void **state)
+{
+	(void)state;
+	bool two = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	for (int be = 0; be < 2; be++) {
+		size_t data_size;
+		struct wbuf b = build_file_n(be, &data_size, 200000);
+		assert_true(data_size > (16u << 20));
+		char *path = write_temp(&b, b.len);
+		struct pa_file_opts with = {.sz = sizeof(with)};
+		struct pa_file_opts without = {.sz = sizeof(without), .no_threads = true};
+		struct pa_file_opts nomap = {.sz = sizeof(nomap), .no_mmap = true};
+		size_t n1, n2, n3;
+		bool ra1, ra2, ra3;
+		uint64_t h1 = digest_events(path, &with, &n1, &ra1);
+		uint64_t h2 = digest_events(path, &without, &n2, &ra2);
+		uint64_t h3 = digest_events(path, &nomap, &n3, &ra3);
+		assert_true(ra1 == two);
+		assert_false(ra2);
+		assert_false(ra3);
+		assert_true(n1 > 200000);
+		assert_int_equal(n1, n2);
+		assert_int_equal(n1, n3);
+		assert_true(h1 == h2 && h1 == h3);
+		unlink(path);
+		free(path);
+		free(b.p);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_testdata = argc > 1 ? argv[1] : NULL;
@@ -2142,6 +2214,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_compressed_cut),
 	    cmocka_unit_test(test_sample_layouts),
 	    cmocka_unit_test(test_user_stack_units),
+	    cmocka_unit_test(test_readahead),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
