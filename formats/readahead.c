@@ -17,7 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WINDOW (16u << 20) /* (the shared cache holds it) */
+/* (a millisecond of the reader at least; the pages it maps count in the
+ * process's resident memory) */
+#define WINDOW (4u << 20)
 #define STEP   (256u << 10)
 
 struct pa_readahead {
