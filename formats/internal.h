@@ -191,9 +191,9 @@ void pa_file_count_unknown(struct pa_file *f);
  * when there is no thread; stop: joined and freed. */
 struct pa_readahead;
 struct pa_readahead *pa_readahead_start(const uint8_t *map, size_t len);
-/* Whether f's reader has such a helper (tests). */
-bool pa_file_reads_ahead(const struct pa_file *f);
 void pa_readahead_at(struct pa_readahead *ra, size_t pos);
 void pa_readahead_stop(struct pa_readahead *ra);
+/* Whether f's reader has such a helper (tests). */
+bool pa_file_reads_ahead(const struct pa_file *f);
 
 #endif

@@ -235,7 +235,7 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 		for (unsigned i = 0; i < r->nr_keys; i++)
 			if (r->keys[i] == K_PARENT)
 				r->opts.parent = "^sys_|^do_page_fault"; /* perf's default */
-	const struct pa_header_info *hdr = pa_file_header(pa_session_file(s));
+	const struct pa_header_info *hdr = pa_file_header(f);
 	struct pa_filter_spec spec = {.dsos = r->opts.dsos,
 	                              .comms = r->opts.comms,
 	                              .symbols = r->opts.symbols,
@@ -269,8 +269,8 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 	/* perf compares inline frames' symbols by name, others by address:
 	 * no order either, where --children makes entries of inline frames
 	 * (unwound chains) */
-	r->ordered |= r->chains && r->opts.children && !r->opts.no_inline &&
-	              pa_file_records_user_stacks(pa_session_file(s));
+	r->ordered |=
+	    r->chains && r->opts.children && !r->opts.no_inline && pa_file_records_user_stacks(f);
 	struct pa_resolver_opts ro = {.sz = sizeof(ro),
 	                              .no_demangle = r->opts.no_demangle,
 	                              .demangle_params = r->opts.verbose_columns,
@@ -287,7 +287,6 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 		pa_report_free(r);
 		return NULL;
 	}
-	(void)f;
 	return r;
 }
 

@@ -28,8 +28,8 @@
  *   header  magic "PAELFSIX", version, byte-order mark, pointer size,
  *           header size, file length, the stamp of the file as written
  *           (inode, modification time), hash of everything after the
- *           hash; the identity; n, root, overlaps; section offsets; the string
- *           offsets of the origin and the symbol file
+ *           hash; the identity; n, root, overlaps; section offsets; the
+ *           string offsets of the origin and the symbol file
  *   tree    n struct pa_symtab_node (file-offset space, children)
  *   recs    n struct eix_rec (vaddr start/end, name, linkage name, kind)
  *   strs    NUL-terminated strings
@@ -110,12 +110,10 @@ static int ident_of(const struct pa_elfidx_src *src, struct eix_ident *id)
 }
 
 /* The string at off of an index's strs, NULL for EIX_NONE (and for an
- * offset out of them: strings_ok checked the header's, a record's is
- * checked here when it is filled). */
+ * offset out of them: pa_idx_str). */
 static const char *str_at(const struct eix_hdr *h, uint32_t off)
 {
-	return off == EIX_NONE || off >= h->tab.strs_len ? NULL
-	                                                 : (const char *)h + h->tab.strs_off + off;
+	return off == EIX_NONE ? NULL : pa_idx_str(h, &h->tab, off);
 }
 
 static bool same_str(const char *a, const char *b)

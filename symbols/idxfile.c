@@ -252,6 +252,11 @@ void pa_idx_layout(struct pa_idx_head *h, struct pa_idx_table *tb, const char *m
 	h->file_len = tb->strs_off + strs_len;
 }
 
+const char *pa_idx_str(const void *map, const struct pa_idx_table *tb, uint64_t off)
+{
+	return off < tb->strs_len ? (const char *)map + tb->strs_off + off : NULL;
+}
+
 bool pa_idx_valid(const void *map, size_t len, const char *magic, uint32_t version, size_t hdr_size,
                   const struct pa_idx_table *tb, size_t rec_size, bool as_written)
 {

@@ -166,6 +166,10 @@ int pa_idx_seal_write(const char *path, unsigned char *file, size_t len);
  * checked when filled. */
 bool pa_idx_valid(const void *map, size_t len, const char *magic, uint32_t version, size_t hdr_size,
                   const struct pa_idx_table *tb, size_t rec_size, bool as_written);
+/* The string at off of a valid index's strings (NUL-terminated, as
+ * pa_idx_valid checked), or NULL when off is out of them: a record's
+ * offsets are checked here, when its entry is filled. */
+const char *pa_idx_str(const void *map, const struct pa_idx_table *tb, uint64_t off);
 /* The running program's GNU build-id (its first 20 bytes): 0, or -ENOENT
  * when it has none. An index records it, so that one made by other code
  * is not used. */

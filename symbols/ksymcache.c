@@ -27,9 +27,9 @@
  *   header  magic "PAKSYMIX", version, byte-order mark, pointer size,
  *           header size, file length, the stamp of the file as written
  *           (inode, modification time), hash of everything after the
- *           hash; then the source's identity (the pa binary's own build-id, so
- *           that a table made by other code is not used; the kernel's
- *           build-id; the kallsyms file's size and mtime, or for a file
+ *           hash; then the source's identity (the pa binary's own
+ *           build-id, so that a table made by other code is not used; the
+ *           kernel's build-id; the kallsyms file's size and mtime, or for a file
  *           without a size such as /proc/kallsyms the boot id and a hash
  *           of /proc/modules' names and sizes) and the table's n, root,
  *           overlaps and section offsets
@@ -37,8 +37,9 @@
  *   recs    n { name offset, module offset or UINT32_MAX, binding, type }
  *   strs    NUL-terminated names and module names
  * An index whose header, identity, length or hash (checked when the file
- * is not as written, idxfile.c) does not match is ignored (and rewritten). Writing goes to a
- * temporary file in the same directory renamed over the index; a failure to write is ignored.
+ * is not as written, idxfile.c) does not match is ignored (and
+ * rewritten). Writing goes to a temporary file in the same directory
+ * renamed over the index; a failure to write is ignored.
  */
 #include "symbols/internal.h"
 
@@ -204,20 +205,19 @@ static void ksx_fill(const struct pa_symtab *t, size_t i)
 	const unsigned char *base = t->map;
 	const struct ksx_hdr *h = t->map;
 	const struct ksx_rec *r = (const struct ksx_rec *)(base + h->tab.recs_off) + i;
-	const char *strs = (const char *)(base + h->tab.strs_off);
 	const struct pa_symtab_node *x = &t->tree[i];
 	struct pa_sym *s = &t->syms[i]; /* (the table's own memory: see lazy) */
-	uint64_t nstrs = h->tab.strs_len; /* (the last string ends there) */
+	const char *name = pa_idx_str(t->map, &h->tab, r->name);
 	s->start = x->start;
 	s->end = x->end < x->start ? x->start : x->end;
 	s->binding = r->binding;
 	s->type = r->type;
 	s->inlined = false;
 	s->linkage_name = NULL;
-	t->modules[i] = r->mod == KSX_NOMOD || r->mod >= nstrs ? NULL : strs + r->mod;
+	t->modules[i] = r->mod == KSX_NOMOD ? NULL : pa_idx_str(t->map, &h->tab, r->mod);
 	/* last: a name says the entry is filled (a damaged index's offset:
 	 * none) */
-	s->name = r->name < nstrs ? strs + r->name : "";
+	s->name = name ? name : "";
 }
 
 /* ---- writing ------------------------------------------------------------ */
