@@ -589,6 +589,10 @@ int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err);
  * while others are decoded. */
 int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, struct pa_err *err);
 bool pa_file_decoded_in_place(const struct pa_file *f);
+/* Whether a reader of f may give the second CPU work of its own: a mapped
+ * input with 16 MB or more still to read, two CPUs, threads not refused
+ * (opts.no_threads) and no helper of f's touching the data ahead. */
+bool pa_file_leaves_cpu(const struct pa_file *f);
 /* While on, a sample that pa_file_next() would give with ev->raw set comes
  * lazy (its time and event only: pa_event.lazy), for a reader that orders
  * samples by time and decodes them when it delivers them. Off at open. */

@@ -1246,6 +1246,12 @@ bool pa_file_reads_ahead(const struct pa_file *f)
 	return f->ra != NULL;
 }
 
+bool pa_file_leaves_cpu(const struct pa_file *f)
+{
+	return f->ra_decided && !f->ra && f->map && !f->opts.no_threads &&
+	       f->end - f->pos >= (16u << 20) && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
 bool pa_file_decoded_in_place(const struct pa_file *f)
 {
 	return !f->scratch.used;

@@ -28,26 +28,43 @@ struct pa_session {
 	/* (No reader thread: reading and ordering on a second CPU while this
 	 * one delivered cost twice the CPU time and 1.6x the wall time on two
 	 * CPUs in a VM, the queued copies crossing between caches;
-	 * bench/README.md.) */
+	 * bench/README.md. The hit pass's deliverer, handoff.c, hands over
+	 * 64 bytes a sample in batches instead, and gains.) */
 
-	/* ---- reading and ordering */
-	struct qent *queue, *qtmp;
-	size_t nq, capq;
-	struct qchunk *chunks, *cur_chunk;
 	/* the hit pass's samples (order.c): no side callback, and a sample
 	 * callback that only sums (summing) or none, so that a sample only
 	 * marks the DSO its ip lands in */
 	bool summing, hit_pass;
-	struct qhit *hits, *htmp;
-	struct qsum *sums, *stmp; /* (a summing callback's: beside hits) */
-	size_t nh, caph, capsum;
+	/* its deliverer on a second thread (handoff.c), or NULL. The groups
+	 * below start on cache lines of their own (the session is allocated
+	 * aligned): the reader writes the first for every record while the
+	 * deliverer reads the second, and sharing a line cost the reader a
+	 * third of its time. */
+	struct pa_handoff *handoff;
+
+	/* ---- reading and ordering */
+	_Alignas(64) struct qent *queue, *qtmp;
+	size_t nq, capq;
+	struct qchunk *chunks, *cur_chunk;
 	uint64_t nr_queued_side; /* queue entries queued in the hit pass */
 	uint64_t max_timestamp, next_flush, last_flush;
 	uint64_t nr_unordered;
 	uint64_t input_pos; /* end of the last record read: the input so far */
+	uint64_t nr_read;   /* samples read (told to opts.progress by a reader with a deliverer) */
+	bool handoff_decided;
+
+	/* ---- the hit pass's samples waiting (with a deliverer, the ones it
+	 * keeps for the next round), and what the deliverer sees of
+	 * input_pos and the queue's bytes: the reader's at the round it
+	 * delivers */
+	_Alignas(64) struct qhit *hits, *htmp;
+	struct qsum *sums, *stmp; /* (a summing callback's: beside hits) */
+	size_t nh, caph, capsum;
+	uint64_t seen_pos, seen_qbytes;
+	uint64_t rounds_aside; /* delivered by a deliverer (counted by it) */
 
 	/* ---- the model */
-	struct pa_arena arena;
+	_Alignas(64) struct pa_arena arena;
 	struct pa_machine **machines;
 	unsigned nr_machines;
 	struct pa_machine *host; /* machines' HOST_PID one, once made */

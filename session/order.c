@@ -1,86 +1,11 @@
 /* order.c - reading a session's events and delivering them in perf's
  * round-by-round time order (OE_FLUSH__ROUND): the ordering queue, its
  * chunks of copied events, and the keys of queued samples. */
-#include "internal.h"
+#include "queue.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A queued event: where the file reader cannot leave it in place (a
- * pipe, a compressed record, a byte-swapped file), a deep copy. */
-struct qev {
-	struct qchunk *chunk;
-	struct pa_event *full; /* non-sample records: a deep copy */
-	/* samples: only what sample consumers read */
-	const struct pa_evsel *evsel;
-	const uint64_t *callchain;
-	uint64_t stype, ip, addr, id, period, callchain_nr;
-	uint32_t pid, tid, cpu;
-	uint16_t misc;
-	uint16_t branch_nr; /* opts.keep_branches: triples behind the chain */
-	struct qdwarf *dw;  /* opts.keep_user_stacks: registers and stack */
-};
-
-/* An entry of the ordering queue. A sample of a mapped file in host byte
- * order stays where it lies (raw: decoded when delivered; read for its
- * time alone before that when no key is wanted ahead, pa_file's lazy
- * samples) instead of being copied: the copies' fresh memory, page faults
- * included, was most of the time of ordering a frame-pointer recording
- * (bench/README.md, "Queue entries in place"). Equal times keep their
- * order of arrival: the merge that sorts the queue is stable. */
-struct qent {
-	uint64_t time;
-	uint64_t key;    /* sample_key(), made when queued (0: not made) */
-	const void *raw; /* the sample's record in the file, or NULL: q */
-	struct qev *q;
-};
-
-/* A sample of the hit pass (a session with no side callback, and no
- * sample callback, as buildid-list --with-hits and buildid-cache, or one
- * that only sums, pa_session_set_summing: a flat report): where its ip
- * lands (and for a summing callback what struct qsum holds) is all that
- * is read of it, once, when it is read from the file. Its DSO's hit mark is
- * set and never cleared, and sums do not care for the order they were
- * added in, so samples need their order against the records that change
- * the model, not among themselves: between two such records the samples
- * of a round are delivered as they came, with no sort and no second read
- * of the file, unless one would change the threads (a thread made or
- * given its pid by a sample, where which sample comes first decides).
- * side_seq: the side records queued before it, to order it against one
- * of equal time as they came. */
-struct qhit {
-	uint64_t time, ip;
-	int32_t pid, tid;
-	uint32_t side_seq; /* (mod 2^32) */
-	uint32_t nth;      /* its arrival in its round, for a stable sort */
-	uint16_t misc;
-};
-
-/* The rest of a summing callback's sample, beside its qhit (same index):
- * an array of its own, so that buildid-list's entries stay small. */
-struct qsum {
-	uint64_t period;
-	const struct pa_evsel *evsel;
-	uint32_t cpu;
-};
-
-/* What DWARF unwinding needs of a sample, copied (the valid part of the
- * stack only: dyn_size bytes). */
-struct qdwarf {
-	uint64_t abi, mask, size, dyn_size;
-	uint32_t nr;
-	bool units_reversed; /* as the sample's (formats.h) */
-	const uint64_t *regs;
-	const uint8_t *data;
-};
-
-/* Queued events live in per-round chunks freed when all are delivered. */
-struct qchunk {
-	struct pa_arena arena;
-	size_t live; /* events not delivered yet */
-	struct qchunk *next;
-};
 
 /* What makes a sample the same as another for a consumer's cache: event,
  * cpumode, pid, tid, ip and call chain (its first entries and length).
@@ -121,12 +46,20 @@ uint64_t pa_session_sample_key_ahead(const struct pa_session *s)
 	return s->ahead_key;
 }
 
-/* What the queue holds: the events waiting to be ordered. */
+/* What the queue holds: the events waiting to be ordered (with a
+ * deliverer, as the reader had them at the round it delivers). */
 uint64_t pa_session_queue_bytes(const struct pa_session *s)
 {
-	uint64_t n = (s->capq * sizeof(*s->queue) + s->caph * sizeof(*s->hits) +
-	              s->capsum * sizeof(*s->sums)) *
-	             2;
+	return s->handoff ? s->seen_qbytes + pa_handoff_bytes(s) : pa_queue_bytes_now(s);
+}
+
+/* The queue's bytes as the reader has them (with a deliverer, the hits it
+ * keeps are its own: pa_handoff_bytes). */
+uint64_t pa_queue_bytes_now(const struct pa_session *s)
+{
+	uint64_t n = s->capq * sizeof(*s->queue) * 2;
+	if (!s->handoff)
+		n += (s->caph * sizeof(*s->hits) + s->capsum * sizeof(*s->sums)) * 2;
 	for (const struct qchunk *c = s->chunks; c; c = c->next)
 		n += c->arena.used_total;
 	return n;
@@ -315,6 +248,10 @@ static void note_time(struct pa_session *s, uint64_t time)
 
 static int enqueue_hit(struct pa_session *s, const struct pa_event *ev)
 {
+	if (s->handoff) {
+		note_time(s, ev->sample.time);
+		return pa_handoff_enqueue(s, ev);
+	}
 	if (grow_pair((void **)&s->hits, (void **)&s->htmp, s->nh, &s->caph, sizeof(*s->hits)) ||
 	    (s->fn &&
 	     grow_pair((void **)&s->sums, (void **)&s->stmp, s->nh, &s->capsum, sizeof(*s->sums))))
@@ -449,7 +386,7 @@ static int deliver_queued(struct pa_session *s, const struct qent *e, struct pa_
  * one run per CPU buffer of this one): a natural merge sort takes
  * O(n log runs) instead of a full sort's O(n log n). It is stable, so
  * events of equal time keep their order of arrival, as perf's do. */
-static void sort_queue(struct pa_session *s)
+void pa_queue_sort(struct pa_session *s)
 {
 	struct qent *a = s->queue, *t = s->qtmp;
 	size_t n = s->nq, m = 1;
@@ -502,7 +439,7 @@ static void chunk_unlink_free(struct pa_session *s, struct qchunk *c)
 
 /* A chunk is freed once every event in it was delivered, unless it is
  * still the one new events go to (then its memory is reused). */
-static void chunk_put(struct pa_session *s, struct qchunk *c)
+void pa_queue_chunk_put(struct pa_session *s, struct qchunk *c)
 {
 	if (--c->live)
 		return;
@@ -523,8 +460,8 @@ static int deliver_entry(struct pa_session *s, const struct qent *e, struct pa_e
 	int ret = decoded  ? deliver_keyed(s, e, decoded)
 	          : e->raw ? deliver_raw(s, e, rev)
 	                   : deliver_queued(s, e, ev);
-	if (!e->raw)
-		chunk_put(s, e->q->chunk);
+	if (!e->raw && e->q->chunk) /* (a handed round's copies have none) */
+		pa_queue_chunk_put(s, e->q->chunk);
 	return ret;
 }
 
@@ -569,10 +506,10 @@ static int flush_hits(struct pa_session *s, uint64_t limit);
 static int flush_queue(struct pa_session *s, uint64_t limit)
 {
 	if (s->hit_pass)
-		return flush_hits(s, limit);
+		return s->handoff ? pa_handoff_round(s, limit) : flush_hits(s, limit);
 	if (!s->nq)
 		return 0;
-	sort_queue(s);
+	pa_queue_sort(s);
 	size_t i = 0, ahead = 0, nahead = 0; /* s->ahead_evs[ahead, nahead) */
 	int ret = 0;
 	struct pa_event ev = {0}, rev = {0};
@@ -643,8 +580,8 @@ static size_t take_hits(struct pa_session *s, uint64_t limit)
 
 /* A hit and its sums to a summing callback, as a sample with the fields
  * it reads (ev: zeroed once by the caller). */
-static int deliver_summed(struct pa_session *s, struct pa_hit_memo *memo, const struct qhit *h,
-                          const struct qsum *sum, struct pa_event *ev)
+int pa_hit_summed(struct pa_session *s, struct pa_hit_memo *memo, const struct qhit *h,
+                  const struct qsum *sum, struct pa_event *ev)
 {
 	ev->type = PA_REC_SAMPLE;
 	ev->misc = h->misc;
@@ -662,21 +599,22 @@ static int deliver_summed(struct pa_session *s, struct pa_hit_memo *memo, const 
 /* The hits of htmp from *j on that come before the side record e (NULL:
  * all), delivered; *last: the newest time delivered. (A loop for each
  * kind: the summing call in the loop of the DSO marks slowed it.) */
-static int deliver_hits(struct pa_session *s, struct pa_hit_memo *memo, size_t *j, size_t nw,
-                        const struct qent *e, uint64_t *last)
+static int deliver_hits(struct pa_session *s, struct pa_hit_memo *memo, const struct qhit *hs,
+                        const struct qsum *ss, size_t *j, size_t nw, const struct qent *e,
+                        uint64_t *last)
 {
 	int ret = 0;
 	size_t k = *j;
 	if (s->fn) {
 		struct pa_event ev = {0};
-		for (; !ret && k < nw && (!e || hit_before(&s->htmp[k], e)); k++) {
-			const struct qhit *h = &s->htmp[k];
+		for (; !ret && k < nw && (!e || hit_before(&hs[k], e)); k++) {
+			const struct qhit *h = &hs[k];
 			*last = h->time > *last ? h->time : *last;
-			ret = deliver_summed(s, memo, h, &s->stmp[h->nth], &ev);
+			ret = pa_hit_summed(s, memo, h, &ss[h->nth], &ev);
 		}
 	} else {
-		for (; !ret && k < nw && (!e || hit_before(&s->htmp[k], e)); k++) {
-			const struct qhit *h = &s->htmp[k];
+		for (; !ret && k < nw && (!e || hit_before(&hs[k], e)); k++) {
+			const struct qhit *h = &hs[k];
 			*last = h->time > *last ? h->time : *last;
 			ret = pa_session_deliver_hit(s, memo, h->pid, h->tid, h->misc, h->ip);
 		}
@@ -687,12 +625,12 @@ static int deliver_hits(struct pa_session *s, struct pa_hit_memo *memo, size_t *
 
 /* Whether no sample of the round (time <= limit) would change the threads
  * (each thread asked once per run of its samples). */
-static bool hits_settled(struct pa_session *s, uint64_t limit)
+bool pa_hits_settled(struct pa_session *s, const struct qhit *hits, size_t n, uint64_t limit)
 {
 	int32_t pid = 0, tid = 0;
 	bool asked = false;
-	for (size_t i = 0; i < s->nh; i++) {
-		const struct qhit *h = &s->hits[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct qhit *h = &hits[i];
 		if (h->time > limit || (asked && h->pid == pid && h->tid == tid))
 			continue;
 		if (!pa_session_settled_thread(s, h->pid, h->tid))
@@ -722,7 +660,7 @@ static int flush_hits_in_place(struct pa_session *s, uint64_t limit)
 				continue;
 			}
 			last = hits[i].time > last ? hits[i].time : last;
-			ret = deliver_summed(s, &memo, &hits[i], &sums[i], &ev);
+			ret = pa_hit_summed(s, &memo, &hits[i], &sums[i], &ev);
 		}
 	} else {
 		for (; !ret && i < n; i++) {
@@ -746,6 +684,34 @@ static int flush_hits_in_place(struct pa_session *s, uint64_t limit)
 	return ret;
 }
 
+/* A round's hits hs (nw of them, in arrival order: nth their index,
+ * their sums ss[nth]) and side records side[0, nside) in time order:
+ * the hits sorted, then each side record after the hits before it; *i:
+ * the side records delivered, *last: the newest time delivered. */
+int pa_hits_merge(struct pa_session *s, struct qhit *hs, const struct qsum *ss, size_t nw,
+                  const struct qent *side, size_t nside, size_t *i, uint64_t *last)
+{
+	if (nw > 1)
+		qsort(hs, nw, sizeof(*hs), hit_cmp);
+	struct pa_event ev = {0}, rev = {0};
+	struct pa_hit_memo memo = {0};
+	int ret = 0;
+	size_t j = 0;
+	for (;;) {
+		const struct qent *e = *i < nside ? &side[*i] : NULL;
+		ret = deliver_hits(s, &memo, hs, ss, &j, nw, e, last);
+		if (ret || !e)
+			break;
+		*last = e->time > *last ? e->time : *last;
+		ret = deliver_entry(s, e, &ev, &rev, NULL);
+		memo = (struct pa_hit_memo){0}; /* (it may change threads and maps) */
+		++*i;
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
 /* flush_queue of the hit pass: the side records with time <= limit in
  * order, each after the samples that come before it; the samples in the
  * order they came when no side record and no thread change is among them,
@@ -754,34 +720,17 @@ static int flush_hits(struct pa_session *s, uint64_t limit)
 {
 	size_t nside = 0;
 	if (s->nq) {
-		sort_queue(s);
+		pa_queue_sort(s);
 		while (nside < s->nq && s->queue[nside].time <= limit)
 			nside++;
 	}
-	if (!nside && hits_settled(s, limit))
+	if (!nside && pa_hits_settled(s, s->hits, s->nh, limit))
 		return flush_hits_in_place(s, limit);
 	/* (side records or a thread change among them: in time order) */
-	size_t nw = take_hits(s, limit);
-	if (nw > 1)
-		qsort(s->htmp, nw, sizeof(*s->htmp), hit_cmp);
-	struct pa_event ev = {0}, rev = {0};
-	struct pa_hit_memo memo = {0};
+	size_t nw = take_hits(s, limit), i = 0;
 	uint64_t last = 0;
-	int ret = 0;
-	size_t i = 0, j = 0;
-	for (;;) {
-		const struct qent *e = i < nside ? &s->queue[i] : NULL;
-		ret = deliver_hits(s, &memo, &j, nw, e, &last);
-		if (ret || !e)
-			break;
-		last = e->time > last ? e->time : last;
-		ret = deliver_entry(s, e, &ev, &rev, NULL);
-		memo = (struct pa_hit_memo){0}; /* (it may change threads and maps) */
-		i++;
-		if (ret)
-			break;
-	}
-	if (i || j)
+	int ret = pa_hits_merge(s, s->htmp, s->stmp, nw, s->queue, nside, &i, &last);
+	if (i || nw)
 		s->last_flush = last; /* (as flush_queue: the newest delivered) */
 	if (i) {
 		memmove(s->queue, s->queue + i, (s->nq - i) * sizeof(*s->queue));
@@ -794,13 +743,17 @@ static int flush_hits(struct pa_session *s, uint64_t limit)
  * before, then start a new chunk so finished rounds can be freed. */
 static int finish_round(struct pa_session *s)
 {
+	if (s->hit_pass && !s->handoff_decided) {
+		s->handoff_decided = true;
+		pa_handoff_start(s);
+	}
 	int r = flush_queue(s, s->next_flush);
 	s->next_flush = s->max_timestamp;
 	struct qchunk *c = s->cur_chunk;
 	if (c && c->live == 0) {
 		s->cur_chunk = NULL;
 		c->live = 1;
-		chunk_put(s, c);
+		pa_queue_chunk_put(s, c);
 	}
 	s->cur_chunk = NULL;
 	return r;
@@ -808,8 +761,11 @@ static int finish_round(struct pa_session *s)
 
 static int handle_event(struct pa_session *s, const struct pa_event *ev)
 {
+	int r;
 	switch (ev->type) {
 	case PA_REC_HEADER_BUILD_ID:
+		if (s->handoff && (r = pa_handoff_drain(s)))
+			return r;
 		return pa_session_add_header_build_id(s, &ev->u.build_id);
 	case PA_REC_FINISHED_ROUND:
 		return s->opts.unordered ? 0 : finish_round(s);
@@ -819,11 +775,13 @@ static int handle_event(struct pa_session *s, const struct pa_event *ev)
 	if (!needs_queue(s, ev->type))
 		return 0;
 	if (s->opts.unordered || !has_time(ev)) {
+		if (s->handoff && (r = pa_handoff_drain(s)))
+			return r;
 		if (!ev->lazy)
 			return pa_session_deliver(s, ev);
 		struct pa_event full;
 		struct pa_err err;
-		int r = pa_file_decode_raw(s->file, ev->raw, &full, &err);
+		r = pa_file_decode_raw(s->file, ev->raw, &full, &err);
 		return r ? r : pa_session_deliver(s, &full);
 	}
 	return enqueue(s, ev);
@@ -850,7 +808,7 @@ static int read_events(struct pa_session *s, struct pa_err *err, uint64_t *at, b
 			s->input_pos = ev.offset + ev.size;
 		/* map vectors are checked as they grow; the rest grows by at
 		 * most a record's worth per event: check now and then */
-		r = ++n % 1024 ? 0 : reader_mem_check(s);
+		r = ++n % 1024 ? 0 : s->handoff ? pa_handoff_tick(s) : reader_mem_check(s);
 		*limit = r == -PA_ERR_LIMIT;
 		if (!r)
 			r = handle_event(s, &ev);
@@ -876,6 +834,9 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 	bool sums = s->summing && o->no_callchains && !o->keep_branches && !o->keep_user_stacks;
 	s->hit_pass = (!fn || sums) && !s->side_mask && !o->unordered && !o->keys_ahead;
 	int r = read_events(s, err, &at, &read_err, &limit);
+	int dr = pa_handoff_stop(s);
+	if (dr) /* (the deliverer's error came first) */
+		r = dr, read_err = limit = false;
 	pa_file_set_lazy_samples(s->file, false);
 	if (read_err)
 		return r; /* the reader's error, already described */

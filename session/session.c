@@ -378,9 +378,14 @@ bool pa_session_kernel_ref(const struct pa_session *s, const char **name, uint64
 	return true;
 }
 
+uint64_t pa_session_rounds_aside(const struct pa_session *s)
+{
+	return s->rounds_aside;
+}
+
 uint64_t pa_session_input_pos(const struct pa_session *s)
 {
-	return s->input_pos;
+	return s->handoff ? s->seen_pos : s->input_pos;
 }
 
 /* What the model holds: address spaces, threads, DSOs. */
@@ -923,7 +928,8 @@ void pa_session_set_side_fn(struct pa_session *s, uint64_t mask, pa_session_side
 
 static void progress_tick(struct pa_session *s)
 {
-	if (s->opts.progress && !(++s->nprogress & PROGRESS_EVERY))
+	/* (with a deliverer, the reader tells it: on the calling thread) */
+	if (s->opts.progress && !s->handoff && !(++s->nprogress & PROGRESS_EVERY))
 		s->opts.progress(s->opts.progress_ctx, pa_session_input_pos(s), s->nr_samples, false);
 }
 
@@ -1017,7 +1023,10 @@ int pa_session_deliver(struct pa_session *s, const struct pa_event *ev)
 struct pa_session *pa_session_new(struct pa_file *f, const struct pa_session_opts *opts,
 				  struct pa_err *err)
 {
-	struct pa_session *s = calloc(1, sizeof(*s));
+	/* (aligned: its groups' cache lines, internal.h) */
+	struct pa_session *s = aligned_alloc(_Alignof(struct pa_session), sizeof(*s));
+	if (s)
+		memset(s, 0, sizeof(*s));
 	if (!s) {
 		pa_err_set(err, -ENOMEM, "out of memory");
 		return NULL;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "session/session.h"
 
@@ -447,6 +448,211 @@ static void test_ahead(void **state)
 	}
 }
 
+/* ---- a flat report's rounds on a second thread ------------------------- */
+
+/* A synthetic little-endian perf.data of 16 MB and more of 48-byte samples
+ * (ip, tid, time, cpu, period), for the deliverer (session/handoff.c):
+ * two CPUs' runs per round, the second one's starting before the round
+ * before ended (so that a flush takes some of a round and keeps the rest),
+ * a COMM and a FORK now and then (rounds ordered around side records) and
+ * threads first seen by a sample (rounds where a thread changes). */
+struct gbuf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void gput(struct gbuf *b, const void *v, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2;
+		b->p = realloc(b->p, b->cap);
+		assert_non_null(b->p);
+	}
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+}
+
+static void g64(struct gbuf *b, uint64_t v)
+{
+	gput(b, &v, 8);
+}
+static void g32(struct gbuf *b, uint32_t v)
+{
+	gput(b, &v, 4);
+}
+
+static void ghdr(struct gbuf *b, uint32_t type, uint16_t size)
+{
+	g32(b, type);
+	uint16_t misc = 2 /* user */;
+	gput(b, &misc, 2);
+	gput(b, &size, 2);
+}
+
+/* sample_id_all's trailer for sample_type TID | TIME | CPU */
+static void gtrailer(struct gbuf *b, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	g32(b, pid);
+	g32(b, tid);
+	g64(b, time);
+	g64(b, 0);
+}
+
+static void gcomm(struct gbuf *b, uint32_t pid, uint32_t tid, const char *name, uint64_t time)
+{
+	char c[16] = {0};
+	snprintf(c, sizeof(c), "%s", name);
+	ghdr(b, 3 /* COMM */, 8 + 8 + 16 + 24);
+	g32(b, pid);
+	g32(b, tid);
+	gput(b, c, 16);
+	gtrailer(b, pid, tid, time);
+}
+
+static void gsample(struct gbuf *b, uint32_t pid, uint32_t tid, uint64_t ip, uint64_t time,
+                    uint32_t cpu)
+{
+	ghdr(b, 9 /* SAMPLE */, 48);
+	g64(b, ip);
+	g32(b, pid);
+	g32(b, tid);
+	g64(b, time);
+	g32(b, cpu);
+	g32(b, 0);
+	g64(b, 1000 + ip % 13);
+}
+
+static char *write_big_file(void)
+{
+	struct gbuf b = {0};
+	g64(&b, 0x32454c4946524550ull); /* PERFILE2 */
+	g64(&b, 104);
+	g64(&b, 128 + 16); /* attr_size */
+	g64(&b, 104);      /* attrs */
+	g64(&b, 128 + 16);
+	g64(&b, 104 + 128 + 16); /* data (size patched) */
+	g64(&b, 0);
+	g64(&b, 0); /* event_types */
+	g64(&b, 0);
+	for (int i = 0; i < 4; i++)
+		g64(&b, 0); /* no features */
+	uint8_t attr[128] = {0};
+	uint32_t type = 1, size = 128;
+	uint64_t period = 4000, st = 0x187;       /* IP TID TIME CPU PERIOD */
+	uint64_t flags = 1ull << 10 | 1ull << 18; /* freq, sample_id_all */
+	memcpy(attr, &type, 4);
+	memcpy(attr + 4, &size, 4);
+	memcpy(attr + 16, &period, 8);
+	memcpy(attr + 24, &st, 8);
+	memcpy(attr + 40, &flags, 8);
+	gput(&b, attr, 128);
+	g64(&b, 0); /* no ids */
+	g64(&b, 0);
+	size_t data = b.len;
+	gcomm(&b, 100, 100, "alpha", 1);
+	gcomm(&b, 200, 200, "beta", 1);
+	uint64_t ip = 0x400000;
+	for (uint32_t r = 0; b.len - data < (17u << 20); r++) {
+		uint64_t base = 10000 + (uint64_t)r * 1000;
+		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+			uint64_t t0 = base - cpu * 300;
+			uint32_t pid = cpu ? 200 : 100;
+			uint32_t tid = pid + (r / 40) % 3; /* new threads, by samples */
+			for (uint64_t i = 0; i < 1000; i += 1) {
+				ip = ip * 6364136223846793005ull + 1442695040888963407ull;
+				gsample(&b, pid, tid, 0x400000 + (ip >> 52), t0 + i, cpu);
+			}
+			if (r % 50 == 7 && cpu)
+				gcomm(&b, 100, 100, r % 100 == 7 ? "gamma" : "alpha", base + 500);
+			if (r % 70 == 9 && !cpu) {
+				ghdr(&b, 7 /* FORK */, 8 + 24 + 24);
+				g32(&b, 200);
+				g32(&b, 200);
+				g32(&b, 300 + r);
+				g32(&b, 200);
+				g64(&b, base + 100);
+				gtrailer(&b, 200, 300 + r, base + 100);
+			}
+		}
+		ghdr(&b, 68 /* FINISHED_ROUND */, 8);
+	}
+	uint64_t dsize = b.len - data;
+	memcpy(b.p + 48, &dsize, 8);
+	char *path = strdup("/tmp/pa-test-session-XXXXXX");
+	assert_non_null(path);
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b.p, b.len), (ssize_t)b.len);
+	close(fd);
+	free(b.p);
+	return path;
+}
+
+/* What a summing callback was given, in its order. */
+struct seq {
+	uint64_t n, hash;
+};
+
+static int on_sample_seq(void *ctx, struct pa_session *s, const struct pa_event *ev,
+                         struct pa_thread *t, const struct pa_addr_loc *loc)
+{
+	struct seq *q = ctx;
+	struct sums one = {0};
+	on_sample_sum(&one, s, ev, t, loc);
+	for (const char *c = pa_thread_comm(t); *c; c++)
+		one.sum = mix64(one.sum + (unsigned char)*c);
+	q->hash = mix64(q->hash ^ one.sum);
+	q->n++;
+	return 0;
+}
+
+static void run_seq(const char *path, bool threads, uint64_t max_memory, struct seq *q,
+                    uint64_t *aside)
+{
+	struct pa_err err = {0};
+	struct pa_file_opts fo = {.sz = sizeof(fo), .no_threads = !threads};
+	struct pa_file *f = pa_file_open(path, &fo, &err);
+	assert_non_null(f);
+	struct pa_session_opts o = {
+	    .sz = sizeof(o), .no_callchains = true, .max_memory = max_memory};
+	struct pa_session *s = pa_session_new(f, &o, &err);
+	assert_non_null(s);
+	pa_session_set_summing(s, true);
+	memset(q, 0, sizeof(*q));
+	int pr = pa_session_process(s, on_sample_seq, q, &err);
+	if (pr)
+		fprintf(stderr, "%s at %llu\n", err.msg, (unsigned long long)err.offset);
+	assert_int_equal(pr, 0);
+	assert_int_equal(pa_session_nr_samples(s), q->n);
+	*aside = pa_session_rounds_aside(s);
+	pa_session_free(s);
+	pa_file_close(f);
+}
+
+/* The deliverer gives the callback what one thread does, in the same
+ * order; not with no_threads, nor with a memory cap asked for. */
+static void test_rounds_aside(void **state)
+{
+	(void)state;
+	char *path = write_big_file();
+	struct seq one, two, capped;
+	uint64_t a1, a2, a3;
+	run_seq(path, false, 0, &one, &a1);
+	run_seq(path, true, 0, &two, &a2);
+	run_seq(path, true, UINT64_MAX, &capped, &a3);
+	assert_true(one.n > 340000);
+	assert_int_equal(a1, 0);
+	assert_int_equal(a3, 0);
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		assert_true(a2 > 100);
+	assert_int_equal(one.n, two.n);
+	assert_int_equal(one.hash, two.hash);
+	assert_int_equal(one.n, capped.n);
+	assert_int_equal(one.hash, capped.hash);
+	unlink(path);
+	free(path);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -463,6 +669,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_hit_pass),
 	    cmocka_unit_test(test_summing),
 	    cmocka_unit_test(test_ahead),
+	    cmocka_unit_test(test_rounds_aside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
