@@ -165,83 +165,108 @@ static bool round_settled(struct pa_session *s, const struct hround *r, const st
 	return true;
 }
 
+/* Hits and, for a summing callback, their sums beside them (else NULL). */
+struct hits {
+	struct qhit *h;
+	struct qsum *s;
+};
+
+static struct hits kept_hits(struct pa_session *s)
+{
+	return (struct hits){s->hits, s->fn ? s->sums : NULL};
+}
+
 /* Room for n kept hits. */
 static int kept_room(struct pa_session *s, size_t n)
 {
 	struct pa_handoff *h = s->handoff;
-	if (PA_GROW(s->hits, h->capk, n, 4096) || PA_GROW(s->sums, h->capks, n, 4096))
+	if (PA_GROW(s->hits, h->capk, n, 4096) || (s->fn && PA_GROW(s->sums, h->capks, n, 4096)))
 		return -ENOMEM;
 	return 0;
 }
 
-/* The hits kept from the round before, then the round's own, that its
- * limit lets through, in the order they came; the others kept. */
-static int deliver_in_order(struct pa_session *s, const struct hround *r, const struct qhit *rh,
-                            const struct qsum *rs, size_t n)
+static void move_hit(struct hits to, size_t k, struct hits from, size_t i)
+{
+	to.h[k] = from.h[i];
+	if (to.s)
+		to.s[k] = from.s[i];
+}
+
+/* Hit i of from to the summing callback (ev: zeroed once by the caller),
+ * or, without one, its DSO marked hit. */
+static int deliver_hit(struct pa_session *s, struct pa_hit_memo *memo, struct hits from, size_t i,
+                       struct pa_event *ev)
+{
+	const struct qhit *h = &from.h[i];
+	return from.s ? pa_hit_summed(s, memo, h, &from.s[i], ev)
+	              : pa_session_deliver_hit(s, memo, h->pid, h->tid, h->misc, h->ip);
+}
+
+/* The hits kept from the round before, then the round's own (rh, n of
+ * them), that its limit lets through, in the order they came; the others
+ * kept. */
+static int deliver_in_order(struct pa_session *s, const struct hround *r, struct hits rh, size_t n)
 {
 	struct pa_hit_memo memo = {0};
 	struct pa_event ev = {0};
+	struct hits kept = kept_hits(s);
 	size_t nk = 0;
 	int ret = 0;
 	for (size_t i = 0; !ret && i < s->nh; i++) {
-		if (s->hits[i].time > r->limit) {
-			s->sums[nk] = s->sums[i];
-			s->hits[nk++] = s->hits[i];
-			continue;
-		}
-		ret = pa_hit_summed(s, &memo, &s->hits[i], &s->sums[i], &ev);
+		if (kept.h[i].time > r->limit)
+			move_hit(kept, nk++, kept, i);
+		else
+			ret = deliver_hit(s, &memo, kept, i, &ev);
 	}
 	if (ret || (ret = kept_room(s, nk + n)))
 		return ret;
+	kept = kept_hits(s);
 	for (size_t i = 0; !ret && i < n; i++) {
-		if (rh[i].time > r->limit) {
-			s->sums[nk] = rs[i];
-			s->hits[nk++] = rh[i];
-			continue;
-		}
-		ret = pa_hit_summed(s, &memo, &rh[i], &rs[i], &ev);
+		if (rh.h[i].time > r->limit)
+			move_hit(kept, nk++, rh, i);
+		else
+			ret = deliver_hit(s, &memo, rh, i, &ev);
 	}
 	s->nh = nk;
 	return ret;
+}
+
+/* Hit i of from into the round's gathered ones (nth: where it lands) when
+ * the limit lets it through, else into the kept ones. */
+static void sort_out(const struct hround *r, struct hits from, size_t i, struct hits tmp,
+                     size_t *nw, struct hits kept, size_t *nk)
+{
+	if (from.h[i].time > r->limit) {
+		move_hit(kept, (*nk)++, from, i);
+		return;
+	}
+	move_hit(tmp, *nw, from, i);
+	tmp.h[*nw].nth = (uint32_t)*nw;
+	++*nw;
 }
 
 /* As flush_hits' time-ordered way: the hits the limit lets through
  * gathered (nth: their arrival), sorted and merged with the side records;
  * the others kept. */
 static int deliver_sorted(struct pa_session *s, struct hbatch *b, const struct hround *r,
-                          const struct qhit *rh, const struct qsum *rs, size_t n)
+                          struct hits rh, size_t n)
 {
 	size_t need = s->nh + n, nw = 0, nk = 0;
-	if (PA_GROW(s->htmp, s->caph, need, 4096) || PA_GROW(s->stmp, s->capsum, need, 4096))
+	if (PA_GROW(s->htmp, s->caph, need, 4096) ||
+	    (s->fn && PA_GROW(s->stmp, s->capsum, need, 4096)))
 		return -ENOMEM;
-	for (size_t i = 0; i < s->nh; i++) {
-		if (s->hits[i].time > r->limit) {
-			s->sums[nk] = s->sums[i];
-			s->hits[nk++] = s->hits[i];
-			continue;
-		}
-		s->stmp[nw] = s->sums[i];
-		s->htmp[nw] = s->hits[i];
-		s->htmp[nw].nth = (uint32_t)nw;
-		nw++;
-	}
+	struct hits tmp = {s->htmp, s->fn ? s->stmp : NULL}, kept = kept_hits(s);
+	for (size_t i = 0; i < s->nh; i++)
+		sort_out(r, kept, i, tmp, &nw, kept, &nk);
 	if (kept_room(s, nk + n))
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (rh[i].time > r->limit) {
-			s->sums[nk] = rs[i];
-			s->hits[nk++] = rh[i];
-			continue;
-		}
-		s->stmp[nw] = rs[i];
-		s->htmp[nw] = rh[i];
-		s->htmp[nw].nth = (uint32_t)nw;
-		nw++;
-	}
+	kept = kept_hits(s);
+	for (size_t i = 0; i < n; i++)
+		sort_out(r, rh, i, tmp, &nw, kept, &nk);
 	s->nh = nk;
 	size_t done = 0;
 	uint64_t last = 0;
-	return pa_hits_merge(s, s->htmp, s->stmp, nw, b->side + r->s0, r->nside, &done, &last);
+	return pa_hits_merge(s, tmp.h, tmp.s, nw, b->side + r->s0, r->nside, &done, &last);
 }
 
 static int deliver_round(struct pa_session *s, struct hbatch *b, const struct hround *r, size_t h0)
@@ -253,12 +278,11 @@ static int deliver_round(struct pa_session *s, struct hbatch *b, const struct hr
 		s->limit_hit = true;
 		return -PA_ERR_LIMIT;
 	}
-	const struct qhit *rh = b->hits + h0;
-	const struct qsum *rs = b->sums + h0;
+	struct hits rh = {b->hits + h0, s->fn ? b->sums + h0 : NULL};
 	size_t n = r->end - h0;
-	if (!r->nside && round_settled(s, r, rh, n))
-		return deliver_in_order(s, r, rh, rs, n);
-	return deliver_sorted(s, b, r, rh, rs, n);
+	if (!r->nside && round_settled(s, r, rh.h, n))
+		return deliver_in_order(s, r, rh, n);
+	return deliver_sorted(s, b, r, rh, n);
 }
 
 static void *deliverer(void *arg)
@@ -329,10 +353,11 @@ int pa_handoff_drain(struct pa_session *s)
 	size_t end = b->nrounds ? b->rounds[b->nrounds - 1].end : 0, tail = b->nh - end;
 	if (b->nrounds && tail) {
 		if (PA_GROW(o->hits, o->caph, tail, 4096) ||
-		    PA_GROW(o->sums, o->capsum, tail, 4096))
+		    (s->fn && PA_GROW(o->sums, o->capsum, tail, 4096)))
 			return -ENOMEM;
 		memcpy(o->hits, b->hits + end, tail * sizeof(*o->hits));
-		memcpy(o->sums, b->sums + end, tail * sizeof(*o->sums));
+		if (s->fn)
+			memcpy(o->sums, b->sums + end, tail * sizeof(*o->sums));
 		o->nh = tail;
 		b->nh = end;
 	}
@@ -349,14 +374,16 @@ int pa_handoff_enqueue(struct pa_session *s, const struct pa_event *ev)
 {
 	struct pa_handoff *h = s->handoff;
 	struct hbatch *b = &h->b[h->fill];
-	if ((b->nh >= b->caph || b->nh >= b->capsum) &&
-	    (PA_GROW(b->hits, b->caph, b->nh + 1, 4096) ||
-	     PA_GROW(b->sums, b->capsum, b->nh + 1, 4096)))
+	if (b->nh >= b->caph && PA_GROW(b->hits, b->caph, b->nh + 1, 4096))
 		return -ENOMEM;
+	if (s->fn) {
+		if (b->nh >= b->capsum && PA_GROW(b->sums, b->capsum, b->nh + 1, 4096))
+			return -ENOMEM;
+		struct qsum *q = &b->sums[b->nh];
+		q->evsel = ev->evsel;
+		pa_file_sample_sums(s->file, ev, &q->cpu, &q->period);
+	}
 	const struct pa_sample *sm = &ev->sample;
-	struct qsum *q = &b->sums[b->nh];
-	q->evsel = ev->evsel;
-	pa_file_sample_sums(s->file, ev, &q->cpu, &q->period);
 	struct qhit *hit = &b->hits[b->nh++];
 	*hit = (struct qhit){.time = sm->time,
 	                     .ip = sm->ip,
@@ -444,7 +471,7 @@ int pa_handoff_tick(struct pa_session *s)
  * place. The hits queued so far become the deliverer's kept ones. */
 void pa_handoff_start(struct pa_session *s)
 {
-	if (!s->fn || s->opts.max_memory || !pa_file_leaves_cpu(s->file))
+	if (s->opts.max_memory || !pa_file_leaves_cpu(s->file))
 		return;
 	struct pa_handoff *h = calloc(1, sizeof(*h));
 	if (!h)

@@ -472,21 +472,31 @@ static void gput(struct gbuf *b, const void *v, size_t n)
 	b->len += n;
 }
 
+/* little-endian, whatever the host's order (a big-endian host reads it
+ * as a foreign file) */
+static void gle(struct gbuf *b, uint64_t v, size_t n)
+{
+	uint8_t x[8];
+	for (size_t i = 0; i < n; i++)
+		x[i] = (uint8_t)(v >> (8 * i));
+	gput(b, x, n);
+}
+
 static void g64(struct gbuf *b, uint64_t v)
 {
-	gput(b, &v, 8);
+	gle(b, v, 8);
 }
+
 static void g32(struct gbuf *b, uint32_t v)
 {
-	gput(b, &v, 4);
+	gle(b, v, 4);
 }
 
 static void ghdr(struct gbuf *b, uint32_t type, uint16_t size)
 {
 	g32(b, type);
-	uint16_t misc = 2 /* user */;
-	gput(b, &misc, 2);
-	gput(b, &size, 2);
+	gle(b, 2 /* user */, 2);
+	gle(b, size, 2);
 }
 
 /* sample_id_all's trailer for sample_type TID | TIME | CPU */
@@ -507,6 +517,27 @@ static void gcomm(struct gbuf *b, uint32_t pid, uint32_t tid, const char *name, 
 	g32(b, tid);
 	gput(b, c, 16);
 	gtrailer(b, pid, tid, time);
+}
+
+static void gmmap(struct gbuf *b, uint32_t pid, uint64_t start, uint64_t len, const char *name,
+                  uint64_t time)
+{
+	char c[16] = {0};
+	snprintf(c, sizeof(c), "%s", name);
+	ghdr(b, 10 /* MMAP2 */, 72 + 16 + 24);
+	g32(b, pid);
+	g32(b, pid);
+	g64(b, start);
+	g64(b, len);
+	g64(b, 0); /* pgoff */
+	g32(b, 8); /* maj, min */
+	g32(b, 1);
+	g64(b, start); /* ino */
+	g64(b, 0);
+	g32(b, 5); /* prot, flags */
+	g32(b, 2);
+	gput(b, c, 16);
+	gtrailer(b, pid, pid, time);
 }
 
 static void gsample(struct gbuf *b, uint32_t pid, uint32_t tid, uint64_t ip, uint64_t time,
@@ -536,21 +567,25 @@ static char *write_big_file(void)
 	g64(&b, 0);
 	for (int i = 0; i < 4; i++)
 		g64(&b, 0); /* no features */
-	uint8_t attr[128] = {0};
-	uint32_t type = 1, size = 128;
-	uint64_t period = 4000, st = 0x187;       /* IP TID TIME CPU PERIOD */
-	uint64_t flags = 1ull << 10 | 1ull << 18; /* freq, sample_id_all */
-	memcpy(attr, &type, 4);
-	memcpy(attr + 4, &size, 4);
-	memcpy(attr + 16, &period, 8);
-	memcpy(attr + 24, &st, 8);
-	memcpy(attr + 40, &flags, 8);
-	gput(&b, attr, 128);
+	size_t attr = b.len;
+	g32(&b, 1);                       /* type */
+	g32(&b, 128);                     /* size */
+	g64(&b, 0);                       /* config */
+	g64(&b, 4000);                    /* sample_freq */
+	g64(&b, 0x187);                   /* sample_type: IP TID TIME CPU PERIOD */
+	g64(&b, 0);                       /* read_format */
+	g64(&b, 1ull << 10 | 1ull << 18); /* freq, sample_id_all */
+	while (b.len < attr + 128)
+		g64(&b, 0);
 	g64(&b, 0); /* no ids */
 	g64(&b, 0);
 	size_t data = b.len;
 	gcomm(&b, 100, 100, "alpha", 1);
 	gcomm(&b, 200, 200, "beta", 1);
+	gmmap(&b, 100, 0x400000, 0x800, "/bin/a", 1);
+	gmmap(&b, 100, 0x400800, 0x800, "/lib/b.so", 1);
+	gmmap(&b, 200, 0x400000, 0x400, "/bin/c", 1);
+	gmmap(&b, 200, 0x900000, 0x400, "/lib/unused.so", 1);
 	uint64_t ip = 0x400000;
 	for (uint32_t r = 0; b.len - data < (17u << 20); r++) {
 		uint64_t base = 10000 + (uint64_t)r * 1000;
@@ -560,8 +595,10 @@ static char *write_big_file(void)
 			uint32_t tid = pid + (r / 40) % 3; /* new threads, by samples */
 			for (uint64_t i = 0; i < 1000; i += 1) {
 				ip = ip * 6364136223846793005ull + 1442695040888963407ull;
-				gsample(&b, pid, tid, 0x400000 + (ip >> 52), t0 + i, cpu);
+				gsample(&b, pid, tid, 0x400000 + (ip >> 51), t0 + i, cpu);
 			}
+			if (r == 100 && cpu) /* (samples there before it hit nothing) */
+				gmmap(&b, 100, 0x401000, 0x1000, "/lib/late.so", base + 200);
 			if (r % 50 == 7 && cpu)
 				gcomm(&b, 100, 100, r % 100 == 7 ? "gamma" : "alpha", base + 500);
 			if (r % 70 == 9 && !cpu) {
@@ -577,7 +614,8 @@ static char *write_big_file(void)
 		ghdr(&b, 68 /* FINISHED_ROUND */, 8);
 	}
 	uint64_t dsize = b.len - data;
-	memcpy(b.p + 48, &dsize, 8);
+	for (int i = 0; i < 8; i++)
+		b.p[48 + i] = (uint8_t)(dsize >> (8 * i));
 	char *path = strdup("/tmp/pa-test-session-XXXXXX");
 	assert_non_null(path);
 	int fd = mkstemp(path);
@@ -629,8 +667,32 @@ static void run_seq(const char *path, bool threads, uint64_t max_memory, struct 
 	pa_file_close(f);
 }
 
+static void run_hits(const char *path, bool threads, char *names, size_t size, uint64_t *n,
+                     uint64_t *aside)
+{
+	struct pa_err err = {0};
+	struct pa_file_opts fo = {.sz = sizeof(fo), .no_threads = !threads};
+	struct pa_file *f = pa_file_open(path, &fo, &err);
+	assert_non_null(f);
+	struct pa_session_opts o = {.sz = sizeof(o), .no_callchains = true};
+	struct pa_session *s = pa_session_new(f, &o, &err);
+	assert_non_null(s);
+	assert_int_equal(pa_session_process(s, NULL, NULL, &err), 0);
+	*n = pa_session_nr_samples(s);
+	*aside = pa_session_rounds_aside(s);
+	names[0] = 0;
+	for (unsigned i = 0; i < pa_session_nr_dsos(s); i++) {
+		const struct pa_dso *d = pa_session_dso(s, i);
+		size_t len = strlen(names);
+		snprintf(names + len, size - len, "%s%s\n", d->hit ? "+" : "-", d->long_name);
+	}
+	pa_session_free(s);
+	pa_file_close(f);
+}
+
 /* The deliverer gives the callback what one thread does, in the same
- * order; not with no_threads, nor with a memory cap asked for. */
+ * order, and marks the same DSOs hit; not with no_threads, nor with a
+ * memory cap asked for. */
 static void test_rounds_aside(void **state)
 {
 	(void)state;
@@ -649,6 +711,17 @@ static void test_rounds_aside(void **state)
 	assert_int_equal(one.hash, two.hash);
 	assert_int_equal(one.n, capped.n);
 	assert_int_equal(one.hash, capped.hash);
+	char n1[512], n2[512];
+	uint64_t c1, c2;
+	run_hits(path, false, n1, sizeof(n1), &c1, &a1);
+	run_hits(path, true, n2, sizeof(n2), &c2, &a2);
+	assert_int_equal(a1, 0);
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		assert_true(a2 > 100);
+	assert_int_equal(c1, one.n);
+	assert_int_equal(c2, one.n);
+	assert_string_equal(n1, "+/bin/a\n+/lib/b.so\n+/bin/c\n-/lib/unused.so\n+/lib/late.so\n");
+	assert_string_equal(n1, n2);
 	unlink(path);
 	free(path);
 }
