@@ -593,6 +593,10 @@ bool pa_file_decoded_in_place(const struct pa_file *f);
  * input with 16 MB or more still to read, two CPUs, threads not refused
  * (opts.no_threads) and no helper of f's touching the data ahead. */
 bool pa_file_leaves_cpu(const struct pa_file *f);
+/* Before the first pa_file_next(): the reader means to give the second
+ * CPU work of its own (pa_file_leaves_cpu), so no helper of f's touches
+ * the data ahead. */
+void pa_file_set_no_helper(struct pa_file *f, bool on);
 /* While on, a sample that pa_file_next() would give with ev->raw set comes
  * lazy (its time and event only: pa_event.lazy), for a reader that orders
  * samples by time and decodes them when it delivers them. Off at open. */

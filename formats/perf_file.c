@@ -79,6 +79,7 @@ struct pa_file {
 	bool lazy_samples;        /* pa_file_set_lazy_samples */
 	struct pa_readahead *ra;  /* large mappings, two CPUs: readahead.c */
 	bool ra_decided;
+	bool no_helper; /* pa_file_set_no_helper */
 };
 
 void pa_file_warn(struct pa_file *f, uint64_t off, const char *fmt, ...)
@@ -1207,6 +1208,11 @@ void pa_file_set_lazy_samples(struct pa_file *f, bool on)
 	f->lazy_samples = on;
 }
 
+void pa_file_set_no_helper(struct pa_file *f, bool on)
+{
+	f->no_helper = on;
+}
+
 void pa_file_sample_sums(const struct pa_file *f, const struct pa_event *ev, uint32_t *cpu,
                          uint64_t *period)
 {
@@ -1285,7 +1291,7 @@ static uint64_t mean_record_size(const struct pa_file *f)
 static void decide_readahead(struct pa_file *f)
 {
 	f->ra_decided = true;
-	if (!f->map || f->opts.no_threads || f->end - f->pos < (16u << 20) ||
+	if (!f->map || f->opts.no_threads || f->no_helper || f->end - f->pos < (16u << 20) ||
 	    pa_file_records_user_stacks(f) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return;
 	uint64_t mean = mean_record_size(f);

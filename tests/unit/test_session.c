@@ -459,7 +459,14 @@ static void test_ahead(void **state)
 struct gbuf {
 	uint8_t *p;
 	size_t len, cap;
+	bool no_id_all; /* no sample_id_all: side records come without a time */
 };
+
+/* the trailer's bytes (below) */
+static uint16_t gtr(const struct gbuf *b)
+{
+	return b->no_id_all ? 0 : 24;
+}
 
 static void gput(struct gbuf *b, const void *v, size_t n)
 {
@@ -502,6 +509,8 @@ static void ghdr(struct gbuf *b, uint32_t type, uint16_t size)
 /* sample_id_all's trailer for sample_type TID | TIME | CPU */
 static void gtrailer(struct gbuf *b, uint32_t pid, uint32_t tid, uint64_t time)
 {
+	if (b->no_id_all)
+		return;
 	g32(b, pid);
 	g32(b, tid);
 	g64(b, time);
@@ -512,7 +521,7 @@ static void gcomm(struct gbuf *b, uint32_t pid, uint32_t tid, const char *name, 
 {
 	char c[16] = {0};
 	snprintf(c, sizeof(c), "%s", name);
-	ghdr(b, 3 /* COMM */, 8 + 8 + 16 + 24);
+	ghdr(b, 3 /* COMM */, 8 + 8 + 16 + gtr(b));
 	g32(b, pid);
 	g32(b, tid);
 	gput(b, c, 16);
@@ -524,7 +533,7 @@ static void gmmap(struct gbuf *b, uint32_t pid, uint64_t start, uint64_t len, co
 {
 	char c[16] = {0};
 	snprintf(c, sizeof(c), "%s", name);
-	ghdr(b, 10 /* MMAP2 */, 72 + 16 + 24);
+	ghdr(b, 10 /* MMAP2 */, 72 + 16 + gtr(b));
 	g32(b, pid);
 	g32(b, pid);
 	g64(b, start);
@@ -553,9 +562,9 @@ static void gsample(struct gbuf *b, uint32_t pid, uint32_t tid, uint64_t ip, uin
 	g64(b, 1000 + ip % 13);
 }
 
-static char *write_big_file(void)
+static char *write_big_file(bool no_id_all)
 {
-	struct gbuf b = {0};
+	struct gbuf b = {.no_id_all = no_id_all};
 	g64(&b, 0x32454c4946524550ull); /* PERFILE2 */
 	g64(&b, 104);
 	g64(&b, 128 + 16); /* attr_size */
@@ -574,7 +583,7 @@ static char *write_big_file(void)
 	g64(&b, 4000);                    /* sample_freq */
 	g64(&b, 0x187);                   /* sample_type: IP TID TIME CPU PERIOD */
 	g64(&b, 0);                       /* read_format */
-	g64(&b, 1ull << 10 | 1ull << 18); /* freq, sample_id_all */
+	g64(&b, 1ull << 10 | (no_id_all ? 0 : 1ull << 18)); /* freq, sample_id_all */
 	while (b.len < attr + 128)
 		g64(&b, 0);
 	g64(&b, 0); /* no ids */
@@ -602,7 +611,7 @@ static char *write_big_file(void)
 			if (r % 50 == 7 && cpu)
 				gcomm(&b, 100, 100, r % 100 == 7 ? "gamma" : "alpha", base + 500);
 			if (r % 70 == 9 && !cpu) {
-				ghdr(&b, 7 /* FORK */, 8 + 24 + 24);
+				ghdr(&b, 7 /* FORK */, 8 + 24 + gtr(&b));
 				g32(&b, 200);
 				g32(&b, 200);
 				g32(&b, 300 + r);
@@ -690,23 +699,19 @@ static void run_hits(const char *path, bool threads, char *names, size_t size, u
 	pa_file_close(f);
 }
 
-/* The deliverer gives the callback what one thread does, in the same
- * order, and marks the same DSOs hit; not with no_threads, nor with a
- * memory cap asked for. */
-static void test_rounds_aside(void **state)
+static void rounds_aside(bool no_id_all)
 {
-	(void)state;
-	char *path = write_big_file();
+	char *path = write_big_file(no_id_all);
 	struct seq one, two, capped;
 	uint64_t a1, a2, a3;
+	bool two_cpus = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	run_seq(path, false, 0, &one, &a1);
 	run_seq(path, true, 0, &two, &a2);
 	run_seq(path, true, UINT64_MAX, &capped, &a3);
 	assert_true(one.n > 340000);
 	assert_int_equal(a1, 0);
 	assert_int_equal(a3, 0);
-	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
-		assert_true(a2 > 100);
+	assert_true(!two_cpus || a2 > 100);
 	assert_int_equal(one.n, two.n);
 	assert_int_equal(one.hash, two.hash);
 	assert_int_equal(one.n, capped.n);
@@ -716,14 +721,30 @@ static void test_rounds_aside(void **state)
 	run_hits(path, false, n1, sizeof(n1), &c1, &a1);
 	run_hits(path, true, n2, sizeof(n2), &c2, &a2);
 	assert_int_equal(a1, 0);
-	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
-		assert_true(a2 > 100);
+	assert_true(!two_cpus || a2 > 100);
 	assert_int_equal(c1, one.n);
 	assert_int_equal(c2, one.n);
 	assert_string_equal(n1, "+/bin/a\n+/lib/b.so\n+/bin/c\n-/lib/unused.so\n+/lib/late.so\n");
 	assert_string_equal(n1, n2);
 	unlink(path);
 	free(path);
+}
+
+/* The deliverer gives the callback what one thread does, in the same
+ * order, and marks the same DSOs hit; not with no_threads, nor with a
+ * memory cap asked for. */
+static void test_rounds_aside(void **state)
+{
+	(void)state;
+	rounds_aside(false);
+}
+
+/* The same where side records come without a time (no sample_id_all):
+ * each is applied as it is read, the deliverer idle then. */
+static void test_rounds_aside_untimed(void **state)
+{
+	(void)state;
+	rounds_aside(true);
 }
 
 int main(int argc, char **argv)
@@ -743,6 +764,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_summing),
 	    cmocka_unit_test(test_ahead),
 	    cmocka_unit_test(test_rounds_aside),
+	    cmocka_unit_test(test_rounds_aside_untimed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
