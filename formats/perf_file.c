@@ -1252,10 +1252,18 @@ bool pa_file_reads_ahead(const struct pa_file *f)
 	return f->ra != NULL;
 }
 
+/* A mapped input with 16 MB or more still to read, two CPUs and threads
+ * not refused: where a second CPU may take part of the reading (the
+ * readahead helper, or a reader's own second thread). */
+static bool second_cpu_pays(const struct pa_file *f)
+{
+	return f->map && !f->opts.no_threads && f->end - f->pos >= (16u << 20) &&
+	       sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
 bool pa_file_leaves_cpu(const struct pa_file *f)
 {
-	return f->ra_decided && !f->ra && f->map && !f->opts.no_threads &&
-	       f->end - f->pos >= (16u << 20) && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	return f->ra_decided && !f->ra && second_cpu_pays(f);
 }
 
 bool pa_file_decoded_in_place(const struct pa_file *f)
@@ -1291,8 +1299,7 @@ static uint64_t mean_record_size(const struct pa_file *f)
 static void decide_readahead(struct pa_file *f)
 {
 	f->ra_decided = true;
-	if (!f->map || f->opts.no_threads || f->no_helper || f->end - f->pos < (16u << 20) ||
-	    pa_file_records_user_stacks(f) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	if (!second_cpu_pays(f) || f->no_helper || pa_file_records_user_stacks(f))
 		return;
 	uint64_t mean = mean_record_size(f);
 	if (mean < 256 || mean > 1024)

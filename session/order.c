@@ -833,11 +833,7 @@ int pa_session_process(struct pa_session *s, pa_session_sample_fn fn, void *ctx,
 	const struct pa_session_opts *o = &s->opts;
 	bool sums = s->summing && o->no_callchains && !o->keep_branches && !o->keep_user_stacks;
 	s->hit_pass = (!fn || sums) && !s->side_mask && !o->unordered && !o->keys_ahead;
-	/* a summing pass gains more from its deliverer (handoff.c) than
-	 * from the reader's helper (cxx.data's flat report: 0.88 of the time
-	 * with the helper); marking hits does not (1.13) */
-	if (s->hit_pass && fn && !o->max_memory)
-		pa_file_set_no_helper(s->file, true);
+	pa_handoff_prepare(s);
 	int r = read_events(s, err, &at, &read_err, &limit);
 	int dr = pa_handoff_stop(s);
 	if (dr) /* (the deliverer's error came first) */

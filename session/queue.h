@@ -100,8 +100,9 @@ bool pa_hits_settled(struct pa_session *s, const struct qhit *hits, size_t n, ui
 int pa_hits_merge(struct pa_session *s, struct qhit *hs, const struct qsum *ss, size_t nw,
                   const struct qent *side, size_t nside, size_t *i, uint64_t *last);
 
-/* handoff.c: the hit pass of a summing callback delivered on a second
- * thread (the reader's side of it; see handoff.c) */
+/* handoff.c: the hit pass delivered on a second thread (the reader's
+ * side of it; see handoff.c). prepare: before the first record is read. */
+void pa_handoff_prepare(struct pa_session *s);
 void pa_handoff_start(struct pa_session *s);
 int pa_handoff_enqueue(struct pa_session *s, const struct pa_event *ev);
 int pa_handoff_round(struct pa_session *s, uint64_t limit);

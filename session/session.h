@@ -264,9 +264,10 @@ uint64_t pa_session_input_pos(const struct pa_session *s);
 /* Counters for --stats style output. */
 uint64_t pa_session_nr_samples(const struct pa_session *s);
 /* The rounds that pa_session_process() delivered on a second thread while
- * it read on: a summing callback's (pa_session_set_summing), over a mapped
- * input of 16 MB or more, with two CPUs, threads not refused
- * (pa_file_opts.no_threads) and no max_memory set. For tests. */
+ * it read on: a summing callback's (pa_session_set_summing) or the DSO hit
+ * marks of a session without one, over a mapped input of 16 MB or more,
+ * with two CPUs, threads not refused (pa_file_opts.no_threads) and no
+ * max_memory set. For tests. */
 uint64_t pa_session_rounds_aside(const struct pa_session *s);
 uint64_t pa_session_nr_lost(const struct pa_session *s);
 /* Sum of PERF_RECORD_LOST_SAMPLES counts ("Total Lost Samples"). */
