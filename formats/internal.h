@@ -186,14 +186,17 @@ void pa_file_set_foreign(struct pa_file *f, bool swap, uint64_t header_size, uin
 void pa_file_count_event(struct pa_file *f, uint32_t type);
 void pa_file_count_unknown(struct pa_file *f);
 
-/* readahead.c: a helper thread touching the window of the mapping (len
- * bytes) ahead of the reader's position (pa_readahead_at); start: NULL
- * when there is no thread; stop: joined and freed. */
+/* readahead.c: a helper thread for a mapping of len bytes, touching
+ * each page or line of the window ahead of the reader's position
+ * (pa_readahead_at, which returns the position at which to call it
+ * next). start: NULL when there is no thread; stop: joined and freed. */
+enum pa_ahead { PA_AHEAD_NONE, PA_AHEAD_PAGES, PA_AHEAD_LINES };
 struct pa_readahead;
-struct pa_readahead *pa_readahead_start(const uint8_t *map, size_t len);
-void pa_readahead_at(struct pa_readahead *ra, size_t pos);
+struct pa_readahead *pa_readahead_start(const uint8_t *map, size_t len, enum pa_ahead touch,
+                                        size_t pos);
+size_t pa_readahead_at(struct pa_readahead *ra, size_t pos);
 void pa_readahead_stop(struct pa_readahead *ra);
-/* Whether f's reader has such a helper (tests). */
-bool pa_file_reads_ahead(const struct pa_file *f);
+/* What f's reader's helper touches, if it has one (tests). */
+enum pa_ahead pa_file_reads_ahead(const struct pa_file *f);
 
 #endif

@@ -78,7 +78,12 @@ struct pa_file {
 	struct pa_syscap *syscap; /* a sysprof capture: syscap.c reads it */
 	bool lazy_samples;        /* pa_file_set_lazy_samples */
 	struct pa_readahead *ra;  /* large mappings, two CPUs: readahead.c */
+	uint64_t ra_next;         /* when to tell ra the position next */
 	bool ra_decided;
+	enum pa_ahead ra_touch; /* what ra touches */
+	bool fetch_lines;       /* every line asked for ahead (read_ahead) */
+	bool ahead;             /* fetch_lines or ra: read_ahead */
+	uint64_t fetched;       /* mapped bytes below this were asked for */
 	bool no_helper; /* pa_file_set_no_helper */
 };
 
@@ -313,8 +318,27 @@ void pa_file_evsels_changed(struct pa_file *f)
 
 /* Records are walked by their sizes, one dependent load after another,
  * which the hardware prefetcher does not follow across pages: ask for
- * the data a little ahead. */
+ * the data a little ahead. Where records are of 256 bytes to a kilobyte
+ * (decide_readahead), each header is a cache miss the hardware does not
+ * foresee, and the walk would wait for memory once per record: there
+ * every line from the last one asked for up to PREFETCH_AHEAD bytes past
+ * the record is asked for, so the walk runs at the memory's bandwidth
+ * rather than its latency (cxx.data's 770-byte records: a bare walk
+ * 0.55 of the time, `pa dump --stats` 0.90; bench/README.md). Smaller
+ * records the hardware finds by itself, and of larger ones most lines
+ * are never read (a recorded user stack's). */
 #define PREFETCH_AHEAD 4096
+#define PREFETCH_LINE  64
+
+static void fetch_lines_to(struct pa_file *f, uint64_t upto)
+{
+	uint64_t at = f->fetched > f->pos ? f->fetched : f->pos & ~(uint64_t)(PREFETCH_LINE - 1);
+	if (upto > f->map_len)
+		upto = f->map_len;
+	for (; at < upto; at += PREFETCH_LINE)
+		__builtin_prefetch(f->map + at);
+	f->fetched = at;
+}
 
 static const uint8_t *buffer_need(struct pa_file *f, size_t n, size_t *avail, int *ioerr);
 
@@ -380,15 +404,27 @@ static void release_consumed(struct pa_file *f)
 	f->released = upto;
 }
 
-static void stream_advance(struct pa_file *f, size_t n)
+/* After a record, where decide_readahead chose so: the lines ahead asked
+ * for, the helper told. (Out of line, behind one flag for both: a walk of
+ * small records pays one test per record, as it did for the helper
+ * alone; inlined into the walk, the two cost big.data's decode 4-6%.) */
+static __attribute__((noinline)) void read_ahead(struct pa_file *f)
+{
+	if (f->fetch_lines)
+		fetch_lines_to(f, f->pos + PREFETCH_AHEAD);
+	if (f->ra && f->pos >= f->ra_next)
+		f->ra_next = pa_readahead_at(f->ra, (size_t)f->pos);
+}
+
+static inline void stream_advance(struct pa_file *f, size_t n)
 {
 	f->pos += n;
 	if (!f->map) {
 		f->buf_pos += n;
 		return;
 	}
-	if (f->ra)
-		pa_readahead_at(f->ra, (size_t)f->pos);
+	if (f->ahead)
+		read_ahead(f);
 	release_consumed(f);
 }
 
@@ -1247,9 +1283,9 @@ int pa_file_decode_raw(struct pa_file *f, const void *raw, struct pa_event *ev, 
 	return pa_rec_decode(f, ev, rec, ev->size, err);
 }
 
-bool pa_file_reads_ahead(const struct pa_file *f)
+enum pa_ahead pa_file_reads_ahead(const struct pa_file *f)
 {
-	return f->ra != NULL;
+	return f->ra_touch;
 }
 
 /* A mapped input with 16 MB or more still to read, two CPUs and threads
@@ -1263,7 +1299,7 @@ static bool second_cpu_pays(const struct pa_file *f)
 
 bool pa_file_leaves_cpu(const struct pa_file *f)
 {
-	return f->ra_decided && !f->ra && second_cpu_pays(f);
+	return f->ra_decided && f->ra_touch != PA_AHEAD_LINES && second_cpu_pays(f);
 }
 
 bool pa_file_decoded_in_place(const struct pa_file *f)
@@ -1286,27 +1322,46 @@ static uint64_t mean_record_size(const struct pa_file *f)
 	return n ? (at - f->pos) / n : 0;
 }
 
-/* At the first record: a helper touching the mapping ahead of the reader
- * (readahead.c) where the data is large (16 MB), there are two CPUs and
- * threads are not refused, and the records are of 256 bytes to a
- * kilobyte on average: call chains, whose first lines the hardware
- * prefetcher does not find (smaller records it does: big.data's 66-byte
- * ones gained nothing), and of which the reader touches a good part of
- * every line the helper does. Not for recorded user stacks (--call-graph
- * dwarf): most of their bytes are never read by a pass that reads
- * samples lazily, and a report of them unwinds on the second CPU (paired
- * runs: 1.09 of without). */
+/* At the first record: for records of 256 bytes to a kilobyte on
+ * average (call chains), their lines asked for ahead (fetch_lines_to).
+ * Then, where a second CPU pays (16 MB or more mapped, two CPUs, threads
+ * not refused), a helper thread (readahead.c) mapping in the window
+ * ahead:
+ * - touching every line of those same call chains, whose first lines
+ *   the hardware prefetcher does not find, and of which the reader
+ *   touches a good part of every line the helper does; not where the
+ *   second CPU's time is taken (pa_file_set_no_helper) nor for recorded
+ *   user stacks (--call-graph dwarf), most of whose bytes are never read
+ *   by a pass that reads samples lazily (paired runs: 1.09 of without);
+ * - touching a page of records larger than a kilobyte (user stacks),
+ *   where the reader reads a few lines a page and the kernel's mapping
+ *   of the pages is most of a pass that reads only the headers
+ *   (cxx-dwarf.data's flat reports: 0.79-0.90 of without, its default
+ *   report the same);
+ * - none for smaller records, the most of a page's time being the
+ *   reader's (big.data's 66-byte ones: 1.04-1.12 with pages touched). */
 static void decide_readahead(struct pa_file *f)
 {
 	f->ra_decided = true;
-	if (!second_cpu_pays(f) || f->no_helper || pa_file_records_user_stacks(f))
+	if (!f->map)
 		return;
 	uint64_t mean = mean_record_size(f);
-	if (mean < 256 || mean > 1024)
+	bool stacks = pa_file_records_user_stacks(f);
+	f->fetch_lines = !stacks && mean >= 256 && mean <= 1024;
+	f->ahead = f->fetch_lines;
+	if (!second_cpu_pays(f))
 		return;
-	f->ra = pa_readahead_start(f->map, (size_t)f->end);
-	if (f->ra)
-		pa_readahead_at(f->ra, (size_t)f->pos);
+	if (f->fetch_lines && !f->no_helper)
+		f->ra_touch = PA_AHEAD_LINES;
+	else if (mean > 1024)
+		f->ra_touch = PA_AHEAD_PAGES;
+	else
+		return;
+	f->ra = pa_readahead_start(f->map, (size_t)f->end, f->ra_touch, (size_t)f->pos);
+	if (!f->ra)
+		f->ra_touch = PA_AHEAD_NONE;
+	f->ra_next = f->pos;
+	f->ahead = f->fetch_lines || f->ra;
 }
 
 int pa_file_next(struct pa_file *f, struct pa_event *ev, struct pa_err *err)

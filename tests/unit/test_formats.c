@@ -420,7 +420,9 @@ static void w_magic(struct wbuf *b)
 
 /* build_file's, with n more samples (a round every 1000) after its
  * records, each with a call chain of 40 entries (384 bytes). */
-static struct wbuf build_file_n(bool be, size_t *data_size, size_t n)
+/* n samples with call chains of depth frames each (a FINISHED_ROUND
+ * every 1000), then a hostname feature. */
+static struct wbuf build_file_chains(bool be, size_t *data_size, size_t n, uint16_t depth)
 {
 	struct wbuf b = {.be = be};
 	w_magic(&b);
@@ -444,12 +446,12 @@ static struct wbuf build_file_n(bool be, size_t *data_size, size_t n)
 	assert_int_equal(b.len, F_DATA_OFF);
 	w_records(&b);
 	for (size_t i = 0; i < n; i++) {
-		w_header(&b, PA_REC_SAMPLE, PA_MISC_USER, 8 + 6 * 8 + 8 + 40 * 8);
+		w_header(&b, PA_REC_SAMPLE, PA_MISC_USER, (uint16_t)(8 + 6 * 8 + 8 + depth * 8));
 		w64(&b, T_IP + i);
 		w_trailer(&b);
 		w64(&b, T_PERIOD + i % 7);
-		w64(&b, 40);
-		for (int k = 0; k < 40; k++)
+		w64(&b, depth);
+		for (int k = 0; k < depth; k++)
 			w64(&b, t_chain[k % 3] + (uint64_t)k);
 		if (i % 1000 == 999)
 			w_header(&b, PA_REC_FINISHED_ROUND, 0, 8);
@@ -462,6 +464,11 @@ static struct wbuf build_file_n(bool be, size_t *data_size, size_t n)
 	w64(&b, 20);
 	w_hostname(&b);
 	return b;
+}
+
+static struct wbuf build_file_n(bool be, size_t *data_size, size_t n)
+{
+	return build_file_chains(be, data_size, n, 40);
 }
 
 static struct wbuf build_file(bool be, size_t *data_size)
@@ -2133,10 +2140,11 @@ static void test_user_stack_units(void **state)
 	}
 }
 
-/* Every event of path, folded into a digest (type, offset, ip, period);
- * *reads_ahead: whether the reader had a helper thread (readahead.c). */
+/* Every event of path, folded into a digest (type, offset, ip, period,
+ * the call chain); *reads_ahead: what the reader's helper thread touched
+ * (readahead.c). */
 static uint64_t digest_events(const char *path, const struct pa_file_opts *o, size_t *n,
-                              bool *reads_ahead)
+                              enum pa_ahead *reads_ahead)
 {
 	struct pa_err err = {0};
 	struct pa_file *f = pa_file_open(path, o, &err);
@@ -2149,6 +2157,8 @@ static uint64_t digest_events(const char *path, const struct pa_file_opts *o, si
 	while ((r = pa_file_next(f, &ev, &err)) == 1) {
 		h = (h ^ ev.type ^ ev.offset * 31 ^ ev.sample.ip * 7 ^ ev.sample.period) *
 		    0x100000001b3ull;
+		for (uint64_t k = 0; ev.type == PA_REC_SAMPLE && k < ev.sample.callchain_nr; k++)
+			h = (h ^ ev.sample.callchain[k]) * 0x100000001b3ull;
 		(*n)++;
 	}
 	assert_int_equal(r, 0);
@@ -2157,37 +2167,46 @@ static uint64_t digest_events(const char *path, const struct pa_file_opts *o, si
 	return h;
 }
 
-/* A large mapped file (17 MB of call-chain samples) is read with a helper thread
- * touching it ahead where there are two CPUs: the same events as without
- * the helper and as through read(), in both byte orders (run under the
- * sanitizers too). */
+/* A large mapped file (17 MB or more of call-chain samples) is read with
+ * a helper thread touching it ahead where there are two CPUs: every line
+ * of 392-byte records, a page of 1672-byte ones. The same events as
+ * without the helper and as through read(), in both byte orders (run
+ * under the sanitizers too). */
 static void test_readahead(void **state)
 {
 	(void)state;
 	bool two = sysconf(_SC_NPROCESSORS_ONLN) > 1;
-	for (int be = 0; be < 2; be++) {
-		size_t data_size;
-		struct wbuf b = build_file_n(be, &data_size, 46000);
-		assert_true(data_size > (16u << 20));
-		char *path = write_temp(&b, b.len);
-		struct pa_file_opts with = {.sz = sizeof(with)};
-		struct pa_file_opts without = {.sz = sizeof(without), .no_threads = true};
-		struct pa_file_opts nomap = {.sz = sizeof(nomap), .no_mmap = true};
-		size_t n1, n2, n3;
-		bool ra1, ra2, ra3;
-		uint64_t h1 = digest_events(path, &with, &n1, &ra1);
-		uint64_t h2 = digest_events(path, &without, &n2, &ra2);
-		uint64_t h3 = digest_events(path, &nomap, &n3, &ra3);
-		assert_true(ra1 == two);
-		assert_false(ra2);
-		assert_false(ra3);
-		assert_true(n1 > 46000);
-		assert_int_equal(n1, n2);
-		assert_int_equal(n1, n3);
-		assert_true(h1 == h2 && h1 == h3);
-		unlink(path);
-		free(path);
-		free(b.p);
+	static const struct {
+		size_t n;
+		uint16_t depth;
+		enum pa_ahead touch;
+	} cases[] = {{46000, 40, PA_AHEAD_LINES}, {12000, 200, PA_AHEAD_PAGES}};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		for (int be = 0; be < 2; be++) {
+			size_t data_size;
+			struct wbuf b =
+			    build_file_chains(be, &data_size, cases[c].n, cases[c].depth);
+			assert_true(data_size > (16u << 20));
+			char *path = write_temp(&b, b.len);
+			struct pa_file_opts with = {.sz = sizeof(with)};
+			struct pa_file_opts without = {.sz = sizeof(without), .no_threads = true};
+			struct pa_file_opts nomap = {.sz = sizeof(nomap), .no_mmap = true};
+			size_t n1, n2, n3;
+			enum pa_ahead ra1, ra2, ra3;
+			uint64_t h1 = digest_events(path, &with, &n1, &ra1);
+			uint64_t h2 = digest_events(path, &without, &n2, &ra2);
+			uint64_t h3 = digest_events(path, &nomap, &n3, &ra3);
+			assert_int_equal(ra1, two ? cases[c].touch : PA_AHEAD_NONE);
+			assert_int_equal(ra2, PA_AHEAD_NONE);
+			assert_int_equal(ra3, PA_AHEAD_NONE);
+			assert_true(n1 > cases[c].n);
+			assert_int_equal(n1, n2);
+			assert_int_equal(n1, n3);
+			assert_true(h1 == h2 && h1 == h3);
+			unlink(path);
+			free(path);
+			free(b.p);
+		}
 	}
 }
 
