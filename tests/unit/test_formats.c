@@ -418,10 +418,8 @@ static void w_magic(struct wbuf *b)
 #define F_IDS_OFF (F_ATTRS_OFF + ATTR_SIZE + 16)
 #define F_DATA_OFF (F_IDS_OFF + 8)
 
-/* build_file's, with n more samples (a round every 1000) after its
- * records, each with a call chain of 40 entries (384 bytes). */
-/* n samples with call chains of depth frames each (a FINISHED_ROUND
- * every 1000), then a hostname feature. */
+/* build_file's records, then n samples (a round every 1000) with call
+ * chains of depth entries each, then a hostname feature. */
 static struct wbuf build_file_chains(bool be, size_t *data_size, size_t n, uint16_t depth)
 {
 	struct wbuf b = {.be = be};
@@ -466,6 +464,7 @@ static struct wbuf build_file_chains(bool be, size_t *data_size, size_t n, uint1
 	return b;
 }
 
+/* build_file_chains with chains of 40 entries (384-byte samples). */
 static struct wbuf build_file_n(bool be, size_t *data_size, size_t n)
 {
 	return build_file_chains(be, data_size, n, 40);
@@ -2169,7 +2168,7 @@ static uint64_t digest_events(const char *path, const struct pa_file_opts *o, si
 
 /* A large mapped file (17 MB or more of call-chain samples) is read with
  * a helper thread touching it ahead where there are two CPUs: every line
- * of 392-byte records, a page of 1672-byte ones. The same events as
+ * of 384-byte records, a page of 1664-byte ones. The same events as
  * without the helper and as through read(), in both byte orders (run
  * under the sanitizers too). */
 static void test_readahead(void **state)
