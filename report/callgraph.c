@@ -343,6 +343,17 @@ static uint32_t *keep_cursor(struct pa_report *r, struct cg_state *c, uint32_t b
 	return bent;
 }
 
+static struct memo memo_of(const struct cg_entry *t, int32_t tid, uint32_t entry, uint64_t gen)
+{
+	return (struct memo){.comm = t->comm,
+	                     .parent = t->parent,
+	                     .tid = tid,
+	                     .cpu = t->cpu,
+	                     .evsel = t->evsel,
+	                     .entry = entry,
+	                     .gen = gen};
+}
+
 static bool memo_is(const struct memo *m, const struct cg_entry *t, int32_t tid)
 {
 	return m->entry && m->comm == t->comm && m->tid == tid && m->cpu == t->cpu &&
@@ -364,7 +375,7 @@ static int findnew_memo(struct pa_report *r, struct cg_state *c, const struct cg
 	if (findnew_entry(r, c, t, true, idx))
 		return -ENOMEM;
 	if (mo && gen == c->gen)
-		*mo = (struct memo){t->comm, t->parent, tid, t->cpu, t->evsel, *idx + 1, gen};
+		*mo = memo_of(t, tid, *idx + 1, gen);
 	return 0;
 }
 
@@ -383,8 +394,7 @@ static int self_entry(struct pa_report *r, struct cg_state *c, const struct buck
 	else if (findnew_entry(r, c, tmp, true, self))
 		return -ENOMEM;
 	if (so)
-		*so =
-		    (struct memo){tmp->comm, tmp->parent, tid, tmp->cpu, tmp->evsel, *self + 1, 0};
+		*so = memo_of(tmp, tid, *self + 1, 0);
 	return 0;
 }
 
@@ -435,24 +445,58 @@ static int chain_entry(struct pa_report *r, struct cg_state *c, struct cg_entry 
 		t->nr_refs = t->max_depth = 0;
 		return findnew_memo(r, c, t, tid, &c->memo[li], idx);
 	}
+	/* (a memo made in this sample context: add_bucket's c->ctx) */
 	struct memo *mo = &c->memo[li];
-	uint32_t i;
-	if (memo_is(mo, t, tid))
-		i = mo->entry - 1;
-	else if (findnew_entry(r, c, t, false, &i))
-		return -ENOMEM;
+	uint32_t i = mo->entry - 1;
+	if (!mo->entry || mo->ctx != c->ctx) {
+		if (findnew_entry(r, c, t, false, &i))
+			return -ENOMEM;
+		if (i == UINT32_MAX) {
+			t->period = t->count = t->acc_period = t->acc_count = 0;
+			t->nr_refs = t->max_depth = 0;
+			if (findnew_entry(r, c, t, true, &i))
+				return -ENOMEM;
+		}
+		mo->entry = i + 1;
+		mo->ctx = c->ctx;
+	}
 	/* a duplicate within this sample: the entries this call put in
 	 * he_cache carry its mark */
-	if (i != UINT32_MAX && c->e[i].seen == mark)
-		return 0;
-	if (i == UINT32_MAX) {
-		t->period = t->count = t->acc_period = t->acc_count = 0;
-		t->nr_refs = t->max_depth = 0;
-		if (findnew_entry(r, c, t, true, &i))
-			return -ENOMEM;
-	}
-	*mo = (struct memo){t->comm, t->parent, tid, t->cpu, t->evsel, i + 1, 0};
-	*idx = i;
+	if (c->e[i].seen != mark)
+		*idx = i;
+	return 0;
+}
+
+static uint64_t ctx_hash(const struct memo *k)
+{
+	uint64_t h = pa_hash64((uint64_t)(uintptr_t)k->comm ^ (uint64_t)(uint32_t)k->tid << 32);
+	return pa_hash64(h ^ (uint64_t)(uintptr_t)k->parent ^ (uint64_t)k->cpu << 32 ^ k->evsel);
+}
+
+static uint64_t ctx_hash_idx(void *ctx, uint32_t i)
+{
+	return ctx_hash(&((struct cg_state *)ctx)->ctxs[i]);
+}
+
+/* Not r->ordered: c->ctx becomes the number (+ 1) of the sample context
+ * of t (tid: its thread's), the same each time it comes back. */
+static int set_ctx(struct cg_state *c, const struct cg_entry *t, int32_t tid)
+{
+	if (c->ctx && memo_is(&c->ctxs[c->ctx - 1], t, tid))
+		return 0; /* (most buckets: the last one's) */
+	struct memo k = memo_of(t, tid, 1, 0);
+	if (pa_index_table_grow(&c->ctx_table, &c->ctx_table_cap, c->nr_ctx, ctx_hash_idx, c))
+		return -ENOMEM;
+	size_t mask = c->ctx_table_cap - 1, j = ctx_hash(&k) & mask;
+	for (; c->ctx_table[j]; j = (j + 1) & mask)
+		if (memo_is(&c->ctxs[c->ctx_table[j] - 1], t, tid)) {
+			c->ctx = c->ctx_table[j];
+			return 0;
+		}
+	if (PA_GROW(c->ctxs, c->cap_ctx, c->nr_ctx + 1, 16))
+		return -ENOMEM;
+	c->ctxs[c->nr_ctx] = k;
+	c->ctx = c->ctx_table[j] = (uint32_t)++c->nr_ctx;
 	return 0;
 }
 
@@ -505,6 +549,11 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	c->e[self].seen = mark;
 	char level = root->level;
 	int32_t tid = pa_thread_tid(tmp.thread);
+	/* (one chain entry's keys for all: chain_entry sets its location's
+	 * fields, and its sums are zero when it makes an entry) */
+	struct cg_entry t = tmp;
+	if (p->children && !c->etree && set_ctx(c, &t, tid))
+		return -ENOMEM;
 	for (size_t i = 0; p->children && i < nc; i++) { /* --children */
 		const struct pa_loc *l = &pa_report_locs(r)[c->cursor[i]];
 		bent[i + 1] = UINT32_MAX;
@@ -513,7 +562,6 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 		 * previous one stays */
 		if (l->sym || l->dso)
 			level = l->kernel ? 'k' : '.';
-		struct cg_entry t = tmp;
 		t.level = level;
 		uint32_t idx;
 		if (chain_entry(r, c, &t, tid, c->cursor[i], nr_cache, mark, &idx))
@@ -600,7 +648,7 @@ int pa_cg_index_refs(struct pa_report *r, const struct cg_entry *const *es, size
 	size_t nb = r->nr_buckets;
 	/* an entry's own chains, then those of the entries merged into it
 	 * (perf's callchain_merge comes after) */
-	for (int merged = 0; merged < 2; merged++)
+	for (int merged = 0; merged < 1 + c->any_merged; merged++)
 		for (size_t bi = 0; bi < nb && total; bi++) {
 			uint32_t off = c->bent_off[bi];
 			uint32_t end = bi + 1 < nb ? c->bent_off[bi + 1] : (uint32_t)c->nr_bent;
@@ -783,6 +831,8 @@ void pa_cg_free(struct pa_report *r)
 	free(c->self_memo);
 	free(c->cursor);
 	free(c->he_cache);
+	free(c->ctxs);
+	free(c->ctx_table);
 	free(c);
 	r->cgs = NULL;
 }
@@ -798,6 +848,7 @@ void pa_cg_merge(const struct pa_report *r, const struct cg_entry *into,
 	a->acc_count += b->acc_count;
 	a->nr_refs += b->nr_refs;
 	b->merged_into = (uint32_t)(a - c->e) + 1;
+	c->any_merged = true;
 }
 
 size_t pa_cg_nr_entries(const struct pa_report *r)

@@ -32,6 +32,22 @@ struct cref {
 	uint32_t bucket, pos;
 };
 
+/* The children entry a chain location led to, and the sample context it
+ * was for: what entry_eq compares besides the location's DSO, symbol and
+ * address. Buckets of one thread follow each other, so most lookups of a
+ * location repeat the last one. */
+struct memo {
+	const char *comm, *parent;
+	int32_t tid;
+	uint32_t cpu;
+	unsigned evsel;
+	uint32_t entry; /* + 1; 0: none yet */
+	uint32_t ctx;   /* not r->ordered, a chain memo: cg_state's ctx when it was made */
+	/* r->ordered: the trees' gen when the entry was found there (not
+	 * made): the same search of unchanged trees finds it again */
+	uint64_t gen;
+};
+
 struct cg_state {
 	struct cg_entry *e;
 	size_t nr, cap;
@@ -83,21 +99,16 @@ struct cg_state {
 	size_t nr_ents, cap_ents;
 	size_t nr_he_cache; /* the last add_bucket's entries, in he_cache */
 	uint32_t nr_adds;   /* add_bucket calls: an entry's seen mark */
-};
-
-/* The children entry a chain location led to, and the sample context it
- * was for: what entry_eq compares besides the location's DSO, symbol and
- * address. Buckets of one thread follow each other, so most lookups of a
- * location repeat the last one. */
-struct memo {
-	const char *comm, *parent;
-	int32_t tid;
-	uint32_t cpu;
-	unsigned evsel;
-	uint32_t entry; /* + 1; 0: none yet */
-	/* r->ordered: the trees' gen when the entry was found there (not
-	 * made): the same search of unchanged trees finds it again */
-	uint64_t gen;
+	bool any_merged;    /* pa_cg_merge merged an entry into another */
+	/* not r->ordered: the sample contexts of the buckets (a memo's
+	 * fields but entry and gen), each once, and the number (+ 1) of the
+	 * current one, which a chain memo made in it carries (one compare a
+	 * chain entry, not five) */
+	struct memo *ctxs;
+	size_t nr_ctx, cap_ctx;
+	uint32_t *ctx_table;
+	size_t ctx_table_cap;
+	uint32_t ctx;
 };
 
 /* The graph threshold of an entry's event, as an absolute period. */
