@@ -24,12 +24,11 @@
  * bucket) pairs, where hits only add to the cached slot, then the raw
  * stacks and the bucket table for the rest. It touches only report-owned
  * data, so with two CPUs it can run on a second thread, fed by batches of
- * records, once they come often; the order of records, hence of buckets,
- * is the stream's. Its tables are bigger than the caches too: a record's
- * key slot is fetched a few records ahead, the stack table slot of the
- * next record while this one finishes, and a record's bucket is
- * looked up after the next record's stack (the table slot fetched
- * meanwhile), still in record order.
+ * records from the first batch filled (the reader keeps the first
+ * CPU); the order of records, hence of buckets, is the stream's. Its tables are bigger than the
+ * caches too: a record's key slot is fetched a few records ahead, the stack table slot of the next
+ * record while this one finishes, and a record's bucket is looked up after the next record's stack
+ * (the table slot fetched meanwhile), still in record order.
  *
  * No allocation per sample: batches are reused, caches are fixed.
  */
@@ -118,12 +117,9 @@ struct pa_stream {
 	const struct rec *pre_rec;
 	uint64_t pre_hash;
 
-	/* the hand-over: stage 2 gets a thread of its own once records come
-	 * often enough to pay for it (see stage2_busy) */
+	/* the hand-over: stage 2 gets a thread of its own when the first
+	 * batch is full (a small input's records may all fit in one) */
 	bool may_thread, threaded;
-	uint64_t nr_samples;     /* seen by stage 1 */
-	uint64_t samples_at_cut; /* ... when the last batch was cut */
-	uint32_t nr_recs;        /* written into the current batch */
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -324,15 +320,10 @@ static void *stage2(void *arg)
 	return NULL;
 }
 
-/* Whether stage 2 has enough to do for a thread: more than one sample in
- * four made a record of the batch just filled. Below that (a profile of
- * few distinct stacks: the sample cache holds nearly all) a third thread on
- * two CPUs costs more in hand-overs than it takes off stage 1. */
-static bool stage2_busy(const struct pa_stream *st)
-{
-	return (uint64_t)st->nr_recs * 4 > st->nr_samples - st->samples_at_cut;
-}
-
+/* Stage 2's thread, also where the sample cache holds nearly all samples
+ * and few records come: big.data's default report takes 0.89-0.93 of its
+ * time without it (bench/README.md). (It did not pay there while the
+ * readahead helper had the second CPU.) */
 static void start_stage2(struct pa_report *r)
 {
 	struct pa_stream *st = r->stream;
@@ -354,10 +345,8 @@ static void start_stage2(struct pa_report *r)
 static int next_batch(struct pa_report *r)
 {
 	struct pa_stream *st = r->stream;
-	if (st->may_thread && stage2_busy(st))
+	if (st->may_thread)
 		start_stage2(r);
-	st->samples_at_cut = st->nr_samples;
-	st->nr_recs = 0;
 	if (!st->threaded) {
 		int ret = consume_batch(r, st->cur);
 		st->cur->used = 0;
@@ -467,7 +456,6 @@ static int flush_sample_slot(struct pa_report *r, struct sample_slot *ss)
 	if (ss->n)
 		memcpy(rc + 1, ss->locs, ss->n * sizeof(uint32_t));
 	st->cur->used += rec_size(rc);
-	st->nr_recs++;
 	ss->acc_period = 0;
 	ss->acc_count = 0;
 	return 0;
@@ -513,7 +501,6 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	int unwind = pa_chainer_unwinds(st->chainer, &ev->sample);
 	if (unwind < 0)
 		return unwind;
-	st->nr_samples++;
 	prefetch_sample_slot(r, s);
 	const char *comm = pa_thread_comm(t);
 	struct sample_slot *ss = NULL;
@@ -564,7 +551,6 @@ int pa_stream_sample(struct pa_report *r, struct pa_session *s, const struct pa_
 	if (ss)
 		fill_sample_slot(ss, h, &key, rc);
 	st->cur->used += rec_size(rc);
-	st->nr_recs++;
 	return 0;
 }
 
