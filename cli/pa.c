@@ -99,7 +99,7 @@ int pa_cli_fail(const char *cmd, const char *path, const struct pa_err *err)
 
 void pa_cli_stream_heap(void)
 {
-	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_MMAP_THRESHOLD, 4 << 20);
 	mallopt(M_TRIM_THRESHOLD, 128 << 20);
 	mallopt(M_ARENA_MAX, 1);
 }
