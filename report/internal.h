@@ -92,17 +92,20 @@ struct pa_report {
 	struct pa_report_opts opts;
 	struct pa_resolver *res; /* locations and their symbols */
 
-	struct bucket *buckets;
+	bool chains;   /* call chains are kept */
+	bool need_cpu; /* chain mode: the cpu is part of the bucket key */
+
+	/* What the stream's stage 2 writes record after record, on cache
+	 * lines of their own: beside fields stage 1 reads a sample, they made
+	 * those lines travel between the two CPUs (bench/README.md) */
+	_Alignas(64) struct bucket *buckets;
 	size_t nr_buckets, cap_buckets;
 	struct bucket_slot *bucket_table; /* hash tags inline */
 	size_t bucket_table_cap;
-
-	/* raw stacks */
-	bool chains; /* call chains are kept */
-	bool need_cpu; /* chain mode: the cpu is part of the bucket key */
 	int first_evsel; /* evsel of the first sample kept, -1 before */
-	struct pa_seqset stacks;
-	uint32_t *frames; /* scratch: one chain's frame locs */
+	struct pa_seqset stacks; /* raw stacks */
+
+	_Alignas(64) uint32_t *frames; /* scratch: one chain's frame locs */
 	size_t cap_frames;
 
 	/* per evsel totals, before filters */

@@ -13,8 +13,12 @@
 
 void pa_report_mem_grew(struct pa_report *r, size_t old_bytes, size_t new_bytes)
 {
-	atomic_fetch_add_explicit(&r->mem, (uint64_t)new_bytes - (uint64_t)old_bytes,
-				  memory_order_relaxed);
+	/* (stage 2 calls this for every stack it looks up: an atomic add of
+	 * nothing would still take the line from the thread reading the
+	 * fields beside it, sample after sample) */
+	if (new_bytes != old_bytes)
+		atomic_fetch_add_explicit(&r->mem, (uint64_t)new_bytes - (uint64_t)old_bytes,
+		                          memory_order_relaxed);
 }
 
 int pa_report_mem_check(struct pa_report *r, uint64_t more)

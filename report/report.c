@@ -201,11 +201,13 @@ static int parse_call_graph(struct pa_report *r, struct pa_err *err)
 struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opts *opts,
 				struct pa_err *err)
 {
-	struct pa_report *r = calloc(1, sizeof(*r));
+	/* (aligned: stage 2's fields on lines of their own) */
+	struct pa_report *r = aligned_alloc(_Alignof(struct pa_report), sizeof(*r));
 	if (!r) {
 		pa_err_set(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
+	memset(r, 0, sizeof(*r));
 	r->session = s;
 	if (opts)
 		memcpy(&r->opts, opts, opts->sz < sizeof(r->opts) ? opts->sz : sizeof(r->opts));

@@ -110,8 +110,9 @@ struct pa_stream {
 	uint32_t *tmp;
 	size_t cap_tmp;
 
-	/* stage 2 */
-	struct key_slot *keys;
+	/* stage 2, on a cache line of its own (written a record, they took
+	 * the line of stage 1's fields above from the other CPU) */
+	_Alignas(64) struct key_slot *keys;
 	/* the next record's stack hash, made while this one's bucket was
 	 * found (its table slot fetched meanwhile) */
 	const struct rec *pre_rec;
@@ -119,7 +120,7 @@ struct pa_stream {
 
 	/* the hand-over: stage 2 gets a thread of its own when the first
 	 * batch is full (a small input's records may all fit in one) */
-	bool may_thread, threaded;
+	_Alignas(64) bool may_thread, threaded;
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -570,9 +571,11 @@ static int unwind_ahead(void *ctx, struct pa_session *s, const struct pa_event *
 
 int pa_stream_start(struct pa_report *r)
 {
-	struct pa_stream *st = calloc(1, sizeof(*st));
+	/* (aligned: its groups of fields on lines of their own) */
+	struct pa_stream *st = aligned_alloc(_Alignof(struct pa_stream), sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	memset(st, 0, sizeof(*st));
 	r->stream = st;
 	uint64_t data_size = pa_file_layout(pa_session_file(r->session))->data_size;
 	/* a slot per KB of samples; the most for a pipe (no size known). (A
