@@ -25,10 +25,12 @@
  * stacks and the bucket table for the rest. It touches only report-owned
  * data, so with two CPUs it can run on a second thread, fed by batches of
  * records from the first batch filled (the reader keeps the first
- * CPU); the order of records, hence of buckets, is the stream's. Its tables are bigger than the
- * caches too: a record's key slot is fetched a few records ahead, the stack table slot of the next
- * record while this one finishes, and a record's bucket is looked up after the next record's stack
- * (the table slot fetched meanwhile), still in record order.
+ * CPU); the order of records, hence of buckets, is the stream's. Its
+ * tables are bigger than the caches too: a record's key slot is fetched a
+ * few records ahead, the stack table slot of the next record while this
+ * one finishes, and a record's bucket is looked up after the next
+ * record's stack (the table slot fetched meanwhile), still in record
+ * order.
  *
  * No allocation per sample: batches are reused, caches are fixed.
  */
