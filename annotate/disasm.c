@@ -32,10 +32,21 @@ struct region {
 	char kind;
 };
 
-struct code {
-	uint8_t *bytes;
-	size_t len;
+/* The code's bytes in one section. objdump -d lists every code section
+ * the range reaches: a symbol perf ends at the next symbol's start (_init,
+ * of no size, ends where .plt.got does) runs on into the sections after
+ * its own, each under its own heading. */
+struct part {
+	size_t off, len; /* from the code's start */
 	const char *secname;
+	uint64_t foff; /* where the file holds it */
+};
+
+struct code {
+	uint8_t *bytes; /* [0, len): the parts' bytes at their offsets */
+	size_t len;
+	struct part *parts; /* at least one, from off 0, ascending */
+	size_t nr_parts;
 	const char *label; /* objdump's name of the code, NULL: the symbol's */
 	cs_arch arch;
 	cs_mode mode;
@@ -88,38 +99,76 @@ static int read_core(Elf *elf, int fd, uint64_t start, uint64_t end, struct code
 	int rc = ann_core_read(elf, fd, start, end, &c->bytes, &c->len);
 	if (rc == -PA_ERR_NOT_FOUND)
 		*why = "no section of the binary holds the symbol";
-	if (!rc)
-		c->secname = c->label = "load0";
-	return rc;
+	if (rc)
+		return rc;
+	if (!(c->parts = calloc(1, sizeof(*c->parts))))
+		return -ENOMEM;
+	c->parts[0] = (struct part){0, c->len, "load0", 0};
+	c->nr_parts = 1;
+	c->label = "load0";
+	return 0;
 }
 
-/* the bytes of [start, end) from the allocated section holding them */
-static int read_code(Elf *elf, int fd, uint64_t start, uint64_t end, struct code *c,
-                     const char **why)
+static int cmp_part(const void *x, const void *y)
 {
-	size_t shstrndx;
+	const struct part *a = x, *b = y;
+	return PA_CMP(a->off, b->off);
+}
+
+/* the sections of [start, end): the allocated one holding start, then the
+ * code sections after it that the range reaches */
+static int find_parts(Elf *elf, uint64_t start, uint64_t end, struct code *c, const char **why)
+{
+	size_t shstrndx, cap = 0;
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return *why = "not an ELF file with sections", -PA_ERR_NOT_FOUND;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || start < sh.sh_addr ||
-		    start >= sh.sh_addr + sh.sh_size)
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size ||
+		    sh.sh_addr + sh.sh_size <= start || sh.sh_addr >= end)
 			continue;
-		if (sh.sh_type == SHT_NOBITS)
+		bool first = sh.sh_addr <= start;
+		if (!first && (!(sh.sh_flags & SHF_EXECINSTR) || sh.sh_type == SHT_NOBITS))
+			continue;
+		if (first && sh.sh_type == SHT_NOBITS)
 			return *why = "the binary holds no code there (a debug file?)",
 			       -PA_ERR_NOT_FOUND;
-		if (end > sh.sh_addr + sh.sh_size)
-			end = sh.sh_addr + sh.sh_size;
-		c->len = end - start;
-		c->secname = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!(c->bytes = malloc(c->len ? c->len : 1)))
+		uint64_t from = first ? start : sh.sh_addr,
+		         to = sh.sh_addr + sh.sh_size < end ? sh.sh_addr + sh.sh_size : end;
+		if (PA_GROW(c->parts, cap, c->nr_parts + 1, 4))
 			return -ENOMEM;
-		if (pread(fd, c->bytes, c->len, (off_t)(sh.sh_offset + start - sh.sh_addr)) !=
-		    (ssize_t)c->len)
-			return *why = "cannot read the symbol's bytes", -PA_ERR_NOT_FOUND;
-		return 0;
+		c->parts[c->nr_parts++] =
+		    (struct part){from - start, to - from, elf_strptr(elf, shstrndx, sh.sh_name),
+		                  sh.sh_offset + (from - sh.sh_addr)};
 	}
-	return read_core(elf, fd, start, end, c, why);
+	qsort(c->parts, c->nr_parts, sizeof(*c->parts), cmp_part);
+	if (!c->nr_parts || c->parts[0].off)
+		return -PA_ERR_NOT_FOUND; /* (the caller tries a core's segments) */
+	return 0;
+}
+
+/* the bytes of [start, end) from the sections holding them */
+static int read_code(Elf *elf, int fd, uint64_t start, uint64_t end, struct code *c,
+                     const char **why)
+{
+	int rc = find_parts(elf, start, end, c, why);
+	if (rc == -PA_ERR_NOT_FOUND && !*why) {
+		free(c->parts);
+		c->parts = NULL, c->nr_parts = 0;
+		return read_core(elf, fd, start, end, c, why);
+	}
+	if (rc)
+		return rc;
+	struct part *last = &c->parts[c->nr_parts - 1];
+	c->len = last->off + last->len;
+	if (!(c->bytes = calloc(1, c->len ? c->len : 1)))
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nr_parts; i++) {
+		const struct part *p = &c->parts[i];
+		if (pread(fd, c->bytes + p->off, p->len, (off_t)p->foff) != (ssize_t)p->len)
+			return *why = "cannot read the symbol's bytes", -PA_ERR_NOT_FOUND;
+	}
+	return 0;
 }
 
 static int cmp_region(const void *x, const void *y)
@@ -495,6 +544,48 @@ static int decode(struct dec *d, size_t from, size_t to)
 	return rc;
 }
 
+/* the regions (modes) of one part, each decoded */
+static int decode_part(struct dec *d, const struct part *p)
+{
+	const struct code *c = d->c;
+	int rc = 0;
+	for (size_t r = 0; r < c->nr_regions && !rc; r++) {
+		size_t from = c->regions[r].off,
+		       to = r + 1 < c->nr_regions ? c->regions[r + 1].off : c->len;
+		char k = c->regions[r].kind;
+		from = from > p->off ? from : p->off;
+		to = to < p->off + p->len ? to : p->off + p->len;
+		if (from >= to)
+			continue;
+		if (k == 'd') {
+			rc = feed_data(d, from, to);
+			continue;
+		}
+		if (k)
+			cs_option(d->h, CS_OPT_MODE,
+			          (k == 't' ? CS_MODE_THUMB : CS_MODE_ARM) |
+			              (c->mode & CS_MODE_BIG_ENDIAN));
+		rc = decode(d, from, to);
+	}
+	return rc;
+}
+
+/* objdump's heading of a later section, its first address named from
+ * the symbol as the branch targets inside the symbol are */
+static int feed_section(struct dec *d, const struct part *p)
+{
+	char buf[1024];
+	int rc;
+	snprintf(buf, sizeof(buf), "Disassembly of section %s:", p->secname ? p->secname : "?");
+	if ((rc = ann_listing_feed(d->l, "", d->s->start, d->s->end)) ||
+	    (rc = ann_listing_feed(d->l, buf, d->s->start, d->s->end)) ||
+	    (rc = ann_listing_feed(d->l, "", d->s->start, d->s->end)))
+		return rc;
+	snprintf(buf, sizeof(buf), "%016" PRIx64 " <%s+0x%zx>:", d->base + p->off, d->s->sym->name,
+	         p->off);
+	return ann_listing_feed(d->l, buf, d->s->start, d->s->end);
+}
+
 static int run_capstone(struct pa_annotate *a, const struct ann_sym *s, const struct code *c,
                         struct ann_src *src, struct ann_listing *l, struct pa_err *err)
 {
@@ -513,22 +604,9 @@ static int run_capstone(struct pa_annotate *a, const struct ann_sym *s, const st
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (size_t r = 0; r < c->nr_regions && !rc; r++) {
-		size_t from = c->regions[r].off,
-		       to = r + 1 < c->nr_regions ? c->regions[r + 1].off : c->len;
-		char k = c->regions[r].kind;
-		if (from >= to)
-			continue;
-		if (k == 'd') {
-			rc = feed_data(&d, from, to);
-			continue;
-		}
-		if (k)
-			cs_option(d.h, CS_OPT_MODE,
-			          (k == 't' ? CS_MODE_THUMB : CS_MODE_ARM) |
-			              (c->mode & CS_MODE_BIG_ENDIAN));
-		rc = decode(&d, from, to);
-	}
+	for (size_t i = 0; i < c->nr_parts && !rc; i++)
+		if (!(i && (rc = feed_section(&d, &c->parts[i]))))
+			rc = decode_part(&d, &c->parts[i]);
 out:
 	if (rc == -ENOMEM)
 		pa_err_set(err, rc, "annotate: %s", strerror(ENOMEM));
@@ -592,7 +670,7 @@ int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const ch
 		goto out;
 	}
 	src = ann_src_open(path);
-	if ((rc = feed_head(s, c.secname, c.label, l))) {
+	if ((rc = feed_head(s, c.parts[0].secname, c.label, l))) {
 		pa_err_set(err, rc, "annotate: %s", strerror(ENOMEM));
 		goto out;
 	}
@@ -600,6 +678,7 @@ int ann_disasm_capstone(struct pa_annotate *a, const struct ann_sym *s, const ch
 out:
 	ann_src_free(src);
 	free(c.regions);
+	free(c.parts);
 	free(c.bytes);
 	if (elf)
 		elf_end(elf);
