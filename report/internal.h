@@ -292,6 +292,9 @@ struct hkey {
 	const struct pa_sym *sym;
 	const char *srcline;
 	bool src_late; /* perf computed it only to print: cut to the column */
+	/* a replayed comparison of perf's trees reached the srcline key
+	 * before perf sized the column for this entry (it counts there) */
+	bool src_sized;
 	uint64_t addr;
 	char level;
 	uint32_t cpu;

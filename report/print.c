@@ -293,10 +293,12 @@ static int mark_late_srclines(struct pa_report *r, struct row *rows, size_t nr, 
 					samples += v[k]->vals ? v[k]->vals[2 * m + 1] : v[k]->count;
 		/* (with --children, perf compares a sample's own entry with the
 		 * first entry of its call chain, the same address: a row with
-		 * samples of its own has its srcline then) */
+		 * samples of its own has its srcline then; and the output
+		 * sort reaches the srcline of rows tied before it, src_sized) */
 		for (size_t k = i; k < j; k++)
-			v[k]->k.src_late = samples < 2 && !(v[k]->e && r->cg.children &&
-			                                    (v[k]->e->count || v[k]->e->src_given));
+			v[k]->k.src_late =
+			    samples < 2 && !v[k]->k.src_sized &&
+			    !(v[k]->e && r->cg.children && (v[k]->e->count || v[k]->e->src_given));
 		i = j;
 	}
 	free(v);

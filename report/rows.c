@@ -63,9 +63,12 @@ struct cg_sort {
 
 /* A comparison of perf's reached key k of an entry: a lazily computed
  * key (srcline_from, srcline_to) is known from then on, at state at most
- * (enum pa_lazy). */
+ * (enum pa_lazy); so is the srcline (perf 6.1's se_cmp computes it for
+ * both entries), whose other ways to be known print.c adds. */
 static void lazy_reached(int k, struct hkey *h, enum pa_lazy at)
 {
+	if (k == K_SRCLINE && at == PA_LAZY_SIZED)
+		h->src_sized = true;
 	uint8_t *st = k == K_SRCLINE_FROM ? &h->lazy_from : k == K_SRCLINE_TO ? &h->lazy_to : NULL;
 	if (st && *st > at)
 		*st = (uint8_t)at;
