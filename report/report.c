@@ -202,12 +202,11 @@ struct pa_report *pa_report_new(struct pa_session *s, const struct pa_report_opt
 				struct pa_err *err)
 {
 	/* (aligned: stage 2's fields on lines of their own) */
-	struct pa_report *r = aligned_alloc(_Alignof(struct pa_report), sizeof(*r));
+	struct pa_report *r = PA_ZALLOC_ALIGNED(struct pa_report);
 	if (!r) {
 		pa_err_set(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	memset(r, 0, sizeof(*r));
 	r->session = s;
 	if (opts)
 		memcpy(&r->opts, opts, opts->sz < sizeof(r->opts) ? opts->sz : sizeof(r->opts));

@@ -574,10 +574,9 @@ static int unwind_ahead(void *ctx, struct pa_session *s, const struct pa_event *
 int pa_stream_start(struct pa_report *r)
 {
 	/* (aligned: its groups of fields on lines of their own) */
-	struct pa_stream *st = aligned_alloc(_Alignof(struct pa_stream), sizeof(*st));
+	struct pa_stream *st = PA_ZALLOC_ALIGNED(struct pa_stream);
 	if (!st)
 		return -ENOMEM;
-	memset(st, 0, sizeof(*st));
 	r->stream = st;
 	uint64_t data_size = pa_file_layout(pa_session_file(r->session))->data_size;
 	/* a slot per KB of samples; the most for a pipe (no size known). (A

@@ -1024,9 +1024,7 @@ struct pa_session *pa_session_new(struct pa_file *f, const struct pa_session_opt
 				  struct pa_err *err)
 {
 	/* (aligned: its groups' cache lines, internal.h) */
-	struct pa_session *s = aligned_alloc(_Alignof(struct pa_session), sizeof(*s));
-	if (s)
-		memset(s, 0, sizeof(*s));
+	struct pa_session *s = PA_ZALLOC_ALIGNED(struct pa_session);
 	if (!s) {
 		pa_err_set(err, -ENOMEM, "out of memory");
 		return NULL;

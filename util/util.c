@@ -381,6 +381,14 @@ char *pa_asprintf(const char *fmt, ...)
 	return s;
 }
 
+void *pa_zalloc_aligned(size_t align, size_t size)
+{
+	void *p = aligned_alloc(align, size);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
 int pa_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t min_cap)
 {
 	void *p, *q;

@@ -117,6 +117,13 @@ char *pa_vasprintf(const char *fmt, va_list ap) PA_PRINTF(1, 0);
 int pa_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t min_cap);
 #define PA_GROW(arr, cap, need, min_cap) pa_grow(&(arr), &(cap), (need), sizeof(*(arr)), (min_cap))
 
+/* A zeroed object of size bytes at an address that is a multiple of align
+ * (a power of two that size is a multiple of, as a struct's _Alignof and
+ * sizeof are): for a struct whose groups of fields sit on cache lines of
+ * their own. free() it; NULL when out of memory. */
+void *pa_zalloc_aligned(size_t align, size_t size);
+#define PA_ZALLOC_ALIGNED(type) ((type *)pa_zalloc_aligned(_Alignof(type), sizeof(type)))
+
 /* The edit distance (Levenshtein: insertions, deletions, substitutions)
  * between a and b, counting at most max: returns min(distance, max + 1)
  * (so that "too far" costs little). For "did you mean" hints. */

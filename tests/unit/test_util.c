@@ -339,6 +339,36 @@ static void test_note_align8(void **state)
 
 /* ---- pa_grow, pa_write_all, pa_asprintf, options ------------------------- */
 
+/* a struct with a group of fields on a cache line of its own */
+struct lined {
+	int a;
+	_Alignas(64) int b[40];
+};
+
+static void test_zalloc_aligned(void **state)
+{
+	(void)state;
+	/* (several, so that one aligned by chance proves nothing alone) */
+	struct lined *v[8];
+	for (int i = 0; i < 8; i++) {
+		v[i] = PA_ZALLOC_ALIGNED(struct lined);
+		assert_non_null(v[i]);
+		assert_int_equal((uintptr_t)v[i] % 64, 0);
+		assert_int_equal((uintptr_t)&v[i]->b % 64, 0);
+		const unsigned char *p = (const unsigned char *)v[i];
+		for (size_t k = 0; k < sizeof(*v[i]); k++)
+			assert_int_equal(p[k], 0);
+		memset(v[i], 0xff, sizeof(*v[i]));
+	}
+	for (int i = 0; i < 8; i++)
+		free(v[i]);
+	/* a page-aligned object */
+	void *page = pa_zalloc_aligned(4096, 8192);
+	assert_non_null(page);
+	assert_int_equal((uintptr_t)page % 4096, 0);
+	free(page);
+}
+
 static void test_grow(void **state)
 {
 	(void)state;
@@ -689,7 +719,7 @@ int main(void)
 	    cmocka_unit_test(test_write_all),     cmocka_unit_test(test_asprintf),
 	    cmocka_unit_test(test_opts),          cmocka_unit_test(test_seqset_hashed),
 	    cmocka_unit_test(test_expand_tabs),   cmocka_unit_test(test_textfiles),
-	    cmocka_unit_test(test_slots_for),
+	    cmocka_unit_test(test_slots_for),     cmocka_unit_test(test_zalloc_aligned),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
