@@ -343,21 +343,26 @@ static uint32_t *keep_cursor(struct pa_report *r, struct cg_state *c, uint32_t b
 	return bent;
 }
 
+static struct sample_ctx ctx_of(const struct cg_entry *t, int32_t tid)
+{
+	return (struct sample_ctx){
+	    .comm = t->comm, .parent = t->parent, .tid = tid, .cpu = t->cpu, .evsel = t->evsel};
+}
+
+static bool ctx_is(const struct sample_ctx *k, const struct cg_entry *t, int32_t tid)
+{
+	return k->comm == t->comm && k->tid == tid && k->cpu == t->cpu && k->parent == t->parent &&
+	       k->evsel == t->evsel;
+}
+
 static struct memo memo_of(const struct cg_entry *t, int32_t tid, uint32_t entry, uint64_t gen)
 {
-	return (struct memo){.comm = t->comm,
-	                     .parent = t->parent,
-	                     .tid = tid,
-	                     .cpu = t->cpu,
-	                     .evsel = t->evsel,
-	                     .entry = entry,
-	                     .gen = gen};
+	return (struct memo){.key = ctx_of(t, tid), .entry = entry, .gen = gen};
 }
 
 static bool memo_is(const struct memo *m, const struct cg_entry *t, int32_t tid)
 {
-	return m->entry && m->comm == t->comm && m->tid == tid && m->cpu == t->cpu &&
-	       m->parent == t->parent && m->evsel == t->evsel;
+	return m->entry && ctx_is(&m->key, t, tid);
 }
 
 /* r->ordered: t's entry in perf's trees, through *mo (NULL: none) when the
@@ -467,7 +472,7 @@ static int chain_entry(struct pa_report *r, struct cg_state *c, struct cg_entry 
 	return 0;
 }
 
-static uint64_t ctx_hash(const struct memo *k)
+static uint64_t ctx_hash(const struct sample_ctx *k)
 {
 	uint64_t h = pa_hash64((uint64_t)(uintptr_t)k->comm ^ (uint64_t)(uint32_t)k->tid << 32);
 	return pa_hash64(h ^ (uint64_t)(uintptr_t)k->parent ^ (uint64_t)k->cpu << 32 ^ k->evsel);
@@ -482,14 +487,14 @@ static uint64_t ctx_hash_idx(void *ctx, uint32_t i)
  * of t (tid: its thread's), the same each time it comes back. */
 static int set_ctx(struct cg_state *c, const struct cg_entry *t, int32_t tid)
 {
-	if (c->ctx && memo_is(&c->ctxs[c->ctx - 1], t, tid))
+	if (c->ctx && ctx_is(&c->ctxs[c->ctx - 1], t, tid))
 		return 0; /* (most buckets: the last one's) */
-	struct memo k = memo_of(t, tid, 1, 0);
+	struct sample_ctx k = ctx_of(t, tid);
 	if (pa_index_table_grow(&c->ctx_table, &c->ctx_table_cap, c->nr_ctx, ctx_hash_idx, c))
 		return -ENOMEM;
 	size_t mask = c->ctx_table_cap - 1, j = ctx_hash(&k) & mask;
 	for (; c->ctx_table[j]; j = (j + 1) & mask)
-		if (memo_is(&c->ctxs[c->ctx_table[j] - 1], t, tid)) {
+		if (ctx_is(&c->ctxs[c->ctx_table[j] - 1], t, tid)) {
 			c->ctx = c->ctx_table[j];
 			return 0;
 		}

@@ -36,12 +36,18 @@ struct cref {
  * was for: what entry_eq compares besides the location's DSO, symbol and
  * address. Buckets of one thread follow each other, so most lookups of a
  * location repeat the last one. */
-struct memo {
+/* A sample's keys that its entries carry besides its location: comm,
+ * thread, cpu, parent, event. */
+struct sample_ctx {
 	const char *comm, *parent;
 	int32_t tid;
 	uint32_t cpu;
 	unsigned evsel;
-	uint32_t entry; /* + 1; 0: none yet */
+};
+
+struct memo {
+	struct sample_ctx key; /* the context it was made in */
+	uint32_t entry;        /* + 1; 0: none yet */
 	uint32_t ctx;   /* not r->ordered, a chain memo: cg_state's ctx when it was made */
 	/* r->ordered: the trees' gen when the entry was found there (not
 	 * made): the same search of unchanged trees finds it again */
@@ -100,11 +106,10 @@ struct cg_state {
 	size_t nr_he_cache; /* the last add_bucket's entries, in he_cache */
 	uint32_t nr_adds;   /* add_bucket calls: an entry's seen mark */
 	bool any_merged;    /* pa_cg_merge merged an entry into another */
-	/* not r->ordered: the sample contexts of the buckets (a memo's
-	 * fields but entry and gen), each once, and the number (+ 1) of the
-	 * current one, which a chain memo made in it carries (one compare a
-	 * chain entry, not five) */
-	struct memo *ctxs;
+	/* not r->ordered: the sample contexts of the buckets, each once,
+	 * and the number (+ 1) of the current one, which a chain memo made
+	 * in it carries (one compare a chain entry, not five) */
+	struct sample_ctx *ctxs;
 	size_t nr_ctx, cap_ctx;
 	uint32_t *ctx_table;
 	size_t ctx_table_cap;
