@@ -120,6 +120,7 @@ static int cmp_part(const void *x, const void *y)
 static int find_parts(Elf *elf, uint64_t start, uint64_t end, struct code *c, const char **why)
 {
 	size_t shstrndx, cap = 0;
+	bool have_first = false;
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return *why = "not an ELF file with sections", -PA_ERR_NOT_FOUND;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
@@ -128,8 +129,10 @@ static int find_parts(Elf *elf, uint64_t start, uint64_t end, struct code *c, co
 		    sh.sh_addr + sh.sh_size <= start || sh.sh_addr >= end)
 			continue;
 		bool first = sh.sh_addr <= start;
-		if (!first && (!(sh.sh_flags & SHF_EXECINSTR) || sh.sh_type == SHT_NOBITS))
+		/* (the first in header order holding start, as objdump's) */
+		if (first ? have_first : !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_type == SHT_NOBITS)
 			continue;
+		have_first |= first;
 		if (first && sh.sh_type == SHT_NOBITS)
 			return *why = "the binary holds no code there (a debug file?)",
 			       -PA_ERR_NOT_FOUND;
