@@ -354,12 +354,15 @@ char pa_resolver_dso_origin(const struct pa_resolver *r, const struct pa_dso *d)
 		return 'k'; /* a module's share of kallsyms */
 	if (ds->state == 3)
 		return 'j';
-	/* (a file without .symtab or .dynsym: perf keeps none of it) */
-	if (ds->state != 1 || !ds->tab || !pa_symtab_count(ds->tab))
+	if (ds->state != 1 || !ds->tab)
+		return '!';
+	const char *o = pa_symtab_origin(ds->tab);
+	/* (a file without .symtab or .dynsym: perf keeps none of it; one
+	 * whose tables define no function is still where they came from) */
+	if (!strcmp(o, "none"))
 		return '!';
 	if (ds->vmlinux)
 		return 'v';
-	const char *o = pa_symtab_origin(ds->tab);
 	if (!strcmp(o, "kallsyms"))
 		return 'k';
 	if (!strcmp(o, "perf-map"))

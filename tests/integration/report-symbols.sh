@@ -65,6 +65,24 @@ grep -q 'work::Box<unsigned long long>::spin' got || fail "no demangled C++ name
 # where perf names them too, else those of the other DSOs. (Not a count of
 # rows: perf's address rows are one per sampled address, as many as the
 # sampling happened to hit.)
+# Stripped of all but .dynsym, whose symbols are all imports: perf
+# still reads its tables from the file, and -v's letter of where they came
+# from is "d" (the path), not "!" (no tables)
+# (a build of its own, recorded without caching it: no copy with its
+# build-id, and its symbols, in the cache)
+g++ -O2 -fno-omit-frame-pointer -o cxx-bare prog.cc && objcopy --strip-all cxx-bare &&
+	perf record -q -N -F 1999 -o bare.data ./cxx-bare 400 >/dev/null 2>&1
+if [ -s bare.data ]; then
+	pa report -i bare.data --stdio -v --no-children -g none --sort dso,sym 2>/dev/null |
+		grep -v '^# (Tip' >got
+	perf report -i bare.data --stdio -v --no-children -g none --sort dso,sym 2>/dev/null |
+		grep -v '^# (Tip' >exp
+	CHECKS=$((CHECKS + 1))
+	grep -q 'cxx-bare  *0x[0-9a-f]*  *d \[\.\]' got ||
+		fail "-v: the stripped binary's rows are not marked d: $(grep -m 1 cxx-bare got)"
+	same "-v: a binary stripped to its imports" exp got
+fi
+
 if command -v xz >/dev/null 2>&1 && command -v nm >/dev/null 2>&1; then
 	cp cxx cxx-mini
 	nm -D cxx-mini --format=posix --defined-only | awk '{print $1}' | sort >dynsyms
