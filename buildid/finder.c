@@ -435,6 +435,20 @@ enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_pat
 		/* (with a symfs, perf looks under it only: __symbol__join_symfs) */
 		if (path[0] == '/' && !f->symfs && !deleted && stat(path, &st) == 0 &&
 		    S_ISREG(st.st_mode)) {
+			/* perf reads the file's own build-id, and takes the
+			 * cache's copy of that build first (dso__load) */
+			struct pa_buildid own;
+			struct chain och = {.id = &own};
+			if (!pa_buildid_read_elf(path, &own, NULL) &&
+			    (try_cache(f, &och, PA_BCACHE_ELF, &out) ||
+			     try_cache(f, &och, PA_BCACHE_DEBUG, &out))) {
+				where = "cache";
+				goto found;
+			}
+			if (och.oom) {
+				r = PA_FIND_ERROR;
+				goto out;
+			}
 			out = path;
 			path = NULL;
 			where = "path-unverified";

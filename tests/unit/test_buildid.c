@@ -1236,6 +1236,15 @@ static void test_finder_chain(void **state)
 	assert_int_equal(pa_finder_find_elf(f, x.orig, NULL, &got, &origin), PA_FIND_OK);
 	assert_string_equal(origin, "path-unverified");
 	free(got);
+	/* ...unless the cache holds the file's own build (perf reads it from
+	 * the file and looks there first) */
+	assert_int_equal(pa_bcache_add_file(c, PA_TEST_TINY_B, x.orig, &x.b, PA_BCACHE_ELF, &err),
+	                 0);
+	assert_int_equal(pa_finder_find_elf(f, x.orig, NULL, &got, &origin), PA_FIND_OK);
+	assert_string_equal(origin, "cache");
+	assert_non_null(strstr(got, x.cache));
+	free(got);
+	pa_bcache_remove(c, &x.b, &err);
 
 	/* Bracketed names are not files: only id-keyed candidates apply.  The
 	 * system debug dir still holds a wrong file under b's id. */
