@@ -413,6 +413,10 @@ static void nop_prefixes(const cs_insn *in, bool att, char *mn, size_t size, cha
 	snprintf(mn, size, "%s", tmp);
 }
 
+/* The raw bytes objdump shows on an instruction's line, the rest on lines
+ * of their own below it. */
+#define RAW_PER_LINE 7
+
 static int feed_insn(struct pa_annotate *a, const struct ann_sym *s, csh h, const cs_insn *in,
                      cs_arch arch, struct ann_listing *l)
 {
@@ -428,7 +432,7 @@ static int feed_insn(struct pa_annotate *a, const struct ann_sym *s, csh h, cons
 		             sizeof(mn), ops);
 	if (a->opts.asm_raw) {
 		size_t o = 0;
-		for (size_t i = 0; i < in->size && o + 4 < sizeof(raw); i++)
+		for (size_t i = 0; i < in->size && i < RAW_PER_LINE; i++)
 			o += (size_t)snprintf(raw + o, sizeof(raw) - o, "%02x ", in->bytes[i]);
 		snprintf(raw + o, sizeof(raw) - o, "%*s\t", o < 21 ? (int)(21 - o) : 0, "");
 	}
@@ -436,7 +440,16 @@ static int feed_insn(struct pa_annotate *a, const struct ann_sym *s, csh h, cons
 		snprintf(line, sizeof(line), "%" PRIx64 ":\t%s%-6s %s", in->address, raw, mn, ops);
 	else
 		snprintf(line, sizeof(line), "%" PRIx64 ":\t%s%s", in->address, raw, mn);
-	return ann_listing_feed(l, line, s->start, s->end);
+	int rc = ann_listing_feed(l, line, s->start, s->end);
+	/* objdump's lines of the bytes past the first 7 (x86's long
+	 * instructions), each at its address */
+	for (size_t i = RAW_PER_LINE; a->opts.asm_raw && !rc && i < in->size; i += RAW_PER_LINE) {
+		size_t o = (size_t)snprintf(line, sizeof(line), "%" PRIx64 ":\t", in->address + i);
+		for (size_t k = i; k < in->size && k < i + RAW_PER_LINE; k++)
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "%02x ", in->bytes[k]);
+		rc = ann_listing_feed(l, line, s->start, s->end);
+	}
+	return rc;
 }
 
 /* Samples fall on instructions' starts: an instruction decoded at

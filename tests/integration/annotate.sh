@@ -171,7 +171,8 @@ else
 	fail "fixture: pa annotate failed: $(head -n 2 cs.err)"
 fi
 if [ $have_objdump = 1 ]; then
-	for o in "" "-n" "--show-total-period" "--no-source" "--percent-type local-hits" "-M intel"; do
+	for o in "" "-n" "--show-total-period" "--no-source" "--percent-type local-hits" "-M intel" \
+		"--asm-raw"; do
 		# shellcheck disable=SC2086
 		if ! pa annotate -i "$FIX" --symfs "$SYMFS" $o >cs.txt 2>cs.err ||
 			! pa annotate -i "$FIX" --symfs "$SYMFS" --objdump objdump $o >od.txt 2>od.err; then
@@ -396,7 +397,7 @@ for o in "${opts[@]}"; do
 	fi
 	same_l "whole file '$o': pa annotate --objdump vs perf annotate" exp got
 	case $o in
-	--asm-raw | "-M intel" | "--no-source" | "-l") ;; # (text only: capstone's differs)
+	"-M intel" | "--no-source" | "-l") ;; # (text only: capstone's differs)
 	*)
 		# shellcheck disable=SC2086
 		pa annotate -i hot.data --stdio $o >cs 2>cs.err ||
