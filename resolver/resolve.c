@@ -754,6 +754,18 @@ void pa_resolver_load_user(struct pa_resolver *r, const struct pa_dso *d, struct
 /* The srcline value perf 6.1 shows: addr2line's answer for ELF DSOs (the
  * file the symbols came from, and its separate debug file), else its
  * fallbacks: "SYM+OFF", "DSO[ADDR]", or "??:0" without a map. */
+/* Where a symbol's offsets count from: an ELF table's key for its own
+ * symbols, else the symbol's start (an inline frame's symbol is in no
+ * table: it starts where the function holding it does). */
+static uint64_t sym_base(const struct dso_syms *ds, const struct pa_sym *s)
+{
+	if (!s)
+		return 0;
+	if (ds->state == 1 && ds->tab && !s->inlined && pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF)
+		return pa_sym_key(ds->tab, s);
+	return s->start;
+}
+
 /* (show_sym: "SYM+OFF" when addr2line has nothing, else "+OFF"; no_sym:
  * as if the location had no symbol, "DSO[ADDR]") */
 static const char *srcline_as(struct pa_resolver *r, const struct pa_loc *l, bool show_sym,
@@ -777,18 +789,14 @@ static const char *srcline_as(struct pa_resolver *r, const struct pa_loc *l, boo
 	uint64_t addr;
 	struct pa_srcinfo *src = pa_resolver_srcinfo(r, l, &addr);
 	if (src) {
-		uint64_t off = l->sym ? addr - pa_sym_key(ds->tab, l->sym) : 0;
+		uint64_t off = l->sym ? addr - sym_base(ds, l->sym) : 0;
 		const char *s = pa_srcinfo_srcline(src, addr, l->dso->short_name,
 		                                   sym_name, off);
 		if (s)
 			return s;
 	}
-	uint64_t base = l->sym ? (ds->state == 1 && ds->tab && pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF
-					  ? pa_sym_key(ds->tab, l->sym)
-					  : l->sym->start)
-			       : 0;
-	pa_srcline_fallback(buf, sizeof(buf), l->dso->short_name, l->addr,
-			    sym_name, addr - base);
+	pa_srcline_fallback(buf, sizeof(buf), l->dso->short_name, l->addr, sym_name,
+	                    addr - sym_base(ds, l->sym));
 	return pa_arena_strdup(&r->arena, buf);
 }
 
@@ -826,8 +834,7 @@ const char *pa_resolver_ip_srcline(struct pa_resolver *r, const struct pa_loc *l
 	struct dso_syms *ds = pa_resolver_dso_syms(r, l->dso);
 	uint64_t addr;
 	struct pa_srcinfo *src = ds->kmod ? NULL : pa_resolver_srcinfo(r, l, &addr);
-	bool elf = ds->state == 1 && ds->tab && pa_symtab_kind(ds->tab) == PA_SYMTAB_ELF;
-	uint64_t start = l->sym ? (elf ? pa_sym_key(ds->tab, l->sym) : l->sym->start) : 0;
+	uint64_t start = sym_base(ds, l->sym);
 	if (src) {
 		/* the raw ip taken for a file's objdump address */
 		uint64_t base = pa_srcinfo_objdump_addr(src, 0);

@@ -136,8 +136,11 @@ static int make_loc_text(struct pa_script *sc, const struct out_type *o, const s
 	if (PRINT(o, F_DSO) && !inlined)
 		ret |= pa_buf_addf(t, " (%s)", pa_script_dso_name(sc, l->dso));
 	if (PRINT(o, F_SRCLINE)) {
-		const char *s = pa_resolver_map_srcline(r, l);
-		if (s && strcmp(s, PA_SRCLINE_UNKNOWN))
+		/* (an inline frame's line came with it, the call site in its
+		 * caller, and perf prints it whatever it is; it leaves out
+		 * a map's "??:0") */
+		const char *s = l->inl_frame ? l->srcline : pa_resolver_map_srcline(r, l);
+		if (s && (l->inl_frame || strcmp(s, PA_SRCLINE_UNKNOWN)))
 			ret |= pa_buf_addf(t, "\n  %s", s);
 	}
 	if (inlined)

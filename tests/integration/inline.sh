@@ -57,6 +57,16 @@ done <"$GOLD/optsets"
 [ $have_perf = 1 ] && [ -n "$SLOW_MODE" ] &&
 	note "under $SLOW_MODE: the fixture's reports compared with perf's for one option set in $STRIDE only (all with the golden outputs; natively all with perf's)"
 
+# pa script -F +srcline on the fixture: each inline frame with its own
+# source line (it crashed here once, on an inline frame's symbol)
+if pa script -i "$FIX" --symfs "$SYMFS" -F +srcline >got 2>got.err; then
+	CHECKS=$((CHECKS + 1))
+	[ "$(grep -Ec '^  inline\.cpp:[0-9]+ \(inlined\)$' got)" -gt 100 ] ||
+		fail "fixture: pa script -F +srcline shows few inline frames' lines"
+else
+	fail "fixture: pa script -F +srcline failed: $(head -n 2 got.err)"
+fi
+
 # A srcline perf computes only to print is cut to the column perf sized
 # before; one its trees compare is not. Two addresses outside every symbol
 # and section ("BINARY[ADDR]", longer than the other srclines) of one
@@ -168,6 +178,15 @@ for f in "${files[@]}"; do
 		done
 		check_folded "$base" "$f" ""
 		check_folded "$base" "$f" "--no-inline"
+		# pa script's source lines: an inline frame's is its own (the
+		# call site in its caller), printed whatever addr2line said
+		for o in "-F +srcline" "-F ip,sym,srcline --no-inline"; do
+			# shellcheck disable=SC2086
+			perf script -i "$f" $o 2>/dev/null >exp
+			# shellcheck disable=SC2086
+			pa script -i "$f" $o >got 2>got.err || fail "dwarf: pa script $o failed: $(head -n 2 got.err)"
+			same "dwarf: script '$o'" exp got
+		done
 	else
 		for o in "--inline" "--no-children --inline" "" "--sort srcline -g none --dsos prog" \
 			"--no-children --sort srcline --ignore-callees main" "--no-children -g address"; do
