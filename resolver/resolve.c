@@ -751,9 +751,6 @@ void pa_resolver_load_user(struct pa_resolver *r, const struct pa_dso *d, struct
 		pa_srcinfo_load(ds->src);
 }
 
-/* The srcline value perf 6.1 shows: addr2line's answer for ELF DSOs (the
- * file the symbols came from, and its separate debug file), else its
- * fallbacks: "SYM+OFF", "DSO[ADDR]", or "??:0" without a map. */
 /* Where a symbol's offsets count from: an ELF table's key for its own
  * symbols, else the symbol's start (an inline frame's symbol is in no
  * table: it starts where the function holding it does). */
@@ -766,6 +763,9 @@ static uint64_t sym_base(const struct dso_syms *ds, const struct pa_sym *s)
 	return s->start;
 }
 
+/* The srcline value perf 6.1 shows: addr2line's answer for ELF DSOs (the
+ * file the symbols came from, and its separate debug file), else its
+ * fallbacks: "SYM+OFF", "DSO[ADDR]", or "??:0" without a map. */
 /* (show_sym: "SYM+OFF" when addr2line has nothing, else "+OFF"; no_sym:
  * as if the location had no symbol, "DSO[ADDR]") */
 static const char *srcline_as(struct pa_resolver *r, const struct pa_loc *l, bool show_sym,
