@@ -63,9 +63,11 @@
  *    a symfs).
  *  - --sort srcline, the column's width: perf computes an entry's
  *    srcline when a comparison reaches the key, else only to print it,
- *    cut to the width the others set; pa models those comparisons, but on
- *    some recordings perf computes one for a row of a single sample that
- *    pa then prints cut (the test accepts that difference alone).
+ *    cut to the width the others set; pa models those comparisons (its
+ *    first tree's, and its output sort's between rows tied before the
+ *    key), but on some recordings perf computes one for a row of a single
+ *    sample that pa then prints cut (report-symbols accepts that
+ *    difference alone: same_cut_srclines).
  *  - DWARF unwinding through the dynamic linker's lazy-binding trampoline
  *    (_dl_runtime_resolve_xsavec, a sample in _dl_fixup): perf's
  *    libunwind goes on to the caller, pa stops there; the inline frames'
@@ -76,10 +78,6 @@
  *    __run_exit_handlers where libdwfl (and pa) go on to exit, main's
  *    caller and _start; seen in about one recording in four of a short
  *    C++ program.
- *  - --children --sort srcline: on one multi-threaded frame-pointer
- *    recording perf printed "SYM+OFF" for a libc self entry whose line
- *    addr2line knows (clock_gettime), where pa prints the line; why was
- *    not found.
  *  - --sort srcline on DSOs without line tables whose lookups often fail
  *    (stripped binaries of other processes in system-wide recordings):
  *    perf gives up on a DSO's addr2line after enough failures, so its
@@ -92,6 +90,22 @@
  *    were ":TID"); pa shows it for all of them.
  *  - perf's "[...] (inlined)" in fractal graphs: perf reads an
  *    uninitialized bit there; pa prints "[...]".
+ *  - A flat report (no call graph) whose key set does not put sym before
+ *    dso sums a round's samples in the order the file holds them (the
+ *    hit pass does not sort them). A row that joins buckets of several
+ *    threads then takes its -v address from the bucket that came first in
+ *    the file, where perf takes the first in time: on a pipe recording of
+ *    a two-threaded xz, one kernel row of 380 showed another sample's
+ *    address. Keeping each bucket's earliest time and making rows in that
+ *    order would mend it.
+ *  - --children with a srcline key: the chain entries' lookups of
+ *    absolute addresses fail in perf's addr2line, and after 123 failures
+ *    before a success perf stops asking about that DSO (A2L_FAIL_LIMIT,
+ *    PA_SRCLINE_FAIL_LIMIT), so later rows print "SYM+OFF"; pa does not
+ *    count perf's failures (it would need the order perf computes them
+ *    in). Seen on a fresh frame-pointer recording of deep.cpp, and
+ *    likely why perf printed "SYM+OFF" for a libc self entry whose line
+ *    addr2line knows (clock_gettime) on a multi-threaded one.
  *  - DSO order among siblings of equal period follows perf's heap
  *    addresses of DSO objects; pa uses their order of creation, which is
  *    what those addresses give in practice, not always (malloc may reuse
