@@ -144,10 +144,11 @@ static int find_parts(Elf *elf, uint64_t start, uint64_t end, struct code *c, co
 		    (struct part){from - start, to - from, elf_strptr(elf, shstrndx, sh.sh_name),
 		                  sh.sh_offset + (from - sh.sh_addr)};
 	}
+	/* (none: a core, whose segments the caller tries) */
+	if (!c->nr_parts)
+		return -PA_ERR_NOT_FOUND;
 	qsort(c->parts, c->nr_parts, sizeof(*c->parts), cmp_part);
-	if (!c->nr_parts || c->parts[0].off)
-		return -PA_ERR_NOT_FOUND; /* (the caller tries a core's segments) */
-	return 0;
+	return c->parts[0].off ? -PA_ERR_NOT_FOUND : 0;
 }
 
 /* the bytes of [start, end) from the sections holding them */
