@@ -32,10 +32,6 @@ struct cref {
 	uint32_t bucket, pos;
 };
 
-/* The children entry a chain location led to, and the sample context it
- * was for: what entry_eq compares besides the location's DSO, symbol and
- * address. Buckets of one thread follow each other, so most lookups of a
- * location repeat the last one. */
 /* A sample's keys that its entries carry besides its location: comm,
  * thread, cpu, parent, event. */
 struct sample_ctx {
@@ -45,6 +41,10 @@ struct sample_ctx {
 	unsigned evsel;
 };
 
+/* The children entry a chain location led to, and the sample context it
+ * was for: what entry_eq compares besides the location's DSO, symbol and
+ * address. Buckets of one thread follow each other, so most lookups of a
+ * location repeat the last one. */
 struct memo {
 	struct sample_ctx key; /* the context it was made in */
 	uint32_t entry;        /* + 1; 0: none yet */
