@@ -11,7 +11,7 @@
  * Header facts (features, attrs) are available right after open in file
  * mode; in pipe mode they accumulate as HEADER_* records stream by.
  * A pipe from Chromium OS's perf of the kernel 3.x era, whose header
- * features are records 69..81 of their own (see perf_file.c), is read
+ * features are records 69..81 of their own (see stream.c), is read
  * too: each such record is handed out as the HEADER_FEATURE record that
  * upstream's perf writes for the same feature.
  */

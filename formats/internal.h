@@ -5,6 +5,7 @@
 #include "formats.h"
 
 #include <string.h>
+#include <zstd.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define PA_HOST_BIG_ENDIAN true
@@ -198,5 +199,71 @@ size_t pa_readahead_at(struct pa_readahead *ra, size_t pos);
 void pa_readahead_stop(struct pa_readahead *ra);
 /* What f's reader's helper touches, if it has one (tests). */
 enum pa_ahead pa_file_reads_ahead(const struct pa_file *f);
+
+/* The file being read. perf_file.c opens it and reads its header;
+ * stream.c reads its records. */
+struct pa_file {
+	char *path;
+	int fd;
+	bool own_fd;
+	struct pa_file_opts opts;
+	enum pa_file_mode mode;
+	bool swap;
+	struct pa_file_layout layout;
+	struct pa_header_info hdr;
+	struct pa_arena arena;
+	struct pa_scratch scratch;
+
+	struct pa_evsel **evsels;
+	unsigned nr_evsels, cap_evsels;
+	struct pa_u64map ids;
+
+	struct pa_buildid_entry *bids;
+	uint32_t nr_bids, cap_bids;
+
+	/* outer stream */
+	const uint8_t *map;
+	size_t map_len;
+	uint8_t *buf;
+	size_t buf_cap, buf_pos, buf_len;
+	uint64_t pos, end;
+	uint64_t pending_skip;
+	uint64_t released; /* mapped bytes below this were given back */
+	bool size_unknown, truncated;
+
+	/* decompression */
+	ZSTD_DCtx *zd;
+	const uint8_t *zin;
+	size_t zin_len, zin_pos;
+	uint64_t zrec_off;
+	uint8_t *dbuf;
+	size_t dpos, dlen;
+	uint64_t dconsumed;
+	uint64_t zout, zlimit; /* bytes the current COMPRESSED record inflated to, and its cap */
+
+	uint64_t counts[PA_REC_USER_MAX];
+	uint64_t unknown;
+
+	/* a pipe's numbering of records 69..81: upstream's, or Chromium
+	 * OS's header records (decided by the first record that only one
+	 * of them explains) */
+	enum { PIPE_UNDECIDED, PIPE_UPSTREAM, PIPE_CROS } flavor;
+
+	struct pa_syscap *syscap; /* a sysprof capture: syscap.c reads it */
+	bool lazy_samples;        /* pa_file_set_lazy_samples */
+	struct pa_readahead *ra;  /* large mappings, two CPUs: readahead.c */
+	uint64_t ra_next;         /* when to tell ra the position next */
+	bool ra_decided;
+	enum pa_ahead ra_touch; /* what ra touches */
+	bool fetch_lines;       /* every line asked for ahead (read_ahead) */
+	bool ahead;             /* fetch_lines or ra: read_ahead */
+	uint64_t fetched;       /* mapped bytes below this were asked for */
+	bool no_helper;         /* pa_file_set_no_helper */
+};
+
+/* stream.c: n bytes at the stream position, or NULL with *avail set to
+ * what there is; and the position moved past n bytes. */
+const uint8_t *pa_file_stream_need(struct pa_file *f, size_t n, size_t *avail, int *ioerr);
+void pa_file_stream_advance(struct pa_file *f, size_t n);
 
 #endif
