@@ -435,6 +435,7 @@ static int chain_entry(struct pa_report *r, struct cg_state *c, struct cg_entry 
 	t->dso = l->dso;
 	t->sym = l->sym;
 	t->addr = l->ip;
+	t->loc = li;
 	/* perf: an inline frame's srcline came with it; another entry's is
 	 * asked of its raw ip */
 	if (c->ip_src && !(t->srcline = chain_srcline(r, c, li)))
@@ -532,7 +533,8 @@ static int add_bucket(struct pa_report *r, struct cg_state *c, uint32_t bi)
 	                       .cpu = b->cpu,
 	                       .parent = parent ? intern_str(c, parent->name) : NULL,
 	                       .srcline = root->srcline,
-	                       .evsel = b->evsel};
+	                       .evsel = b->evsel,
+	                       .loc = (uint32_t)(root - pa_report_locs(r))};
 	/* (a chain entry that became the sample's location: perf's srcline
 	 * of it, at its map-relative address, as of a sample's) */
 	if (refiltered && c->ip_src && !(tmp.srcline = pa_resolver_srcline(r->res, root)))

@@ -398,6 +398,7 @@ struct cg_entry {
 	 * list of an address with source lines): perf had it from the start */
 	bool src_given;
 	unsigned evsel;
+	uint32_t loc;                   /* the location it was made from (pa_report_locs) */
 	uint64_t period, count;         /* self */
 	uint64_t acc_period, acc_count; /* children */
 	uint32_t nr_refs;               /* call chains appended (perf's callchain_append) */

@@ -3,6 +3,7 @@
  * se_sort) and how its cells are sized and printed. */
 #include "internal.h"
 
+#include <elf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -268,6 +269,11 @@ static int sym_format_plain(char *buf, size_t size, const struct hkey *k, int wi
 		if (size < 5)
 			return size ? (buf[0] = 0, (int)size) : 0;
 		memcpy(buf, (char[4]){'[', k->level, ']', ' '}, 4);
+		if (k->sym->type == STT_OBJECT) { /* (perf does not cut it) */
+			int n = snprintf(NULL, 0, "%s+0x%" PRIx64, k->sym->name, k->off);
+			return 4 + snprintf(buf + 4, size - 4, "%s+0x%" PRIx64 "%*s", k->sym->name,
+			                    k->off, pad > n ? pad - n : 0, "");
+		}
 		if (!k->sym->inlined)
 			return 4 + pa_put_left(buf + 4, size - 4, k->sym->name, pad, -1);
 		/* perf adds the mark past the name (its width has none) */

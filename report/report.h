@@ -106,6 +106,11 @@
  *    in). Seen on a fresh frame-pointer recording of deep.cpp, and
  *    likely why perf printed "SYM+OFF" for a libc self entry whose line
  *    addr2line knows (clock_gettime) on a multi-threaded one.
+ *  - A data object's row (NAME+0xOFFSET) made by a sample's own ip, not
+ *    a call-chain entry: perf subtracts the symbol's load address from
+ *    the map-relative address there, and prints what wraps around; pa
+ *    prints the offset in the object. (A sampled ip is code; only a
+ *    generated recording puts one in data.)
  *  - DSO order among siblings of equal period follows perf's heap
  *    addresses of DSO objects; pa uses their order of creation, which is
  *    what those addresses give in practice, not always (malloc may reuse

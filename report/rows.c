@@ -4,6 +4,7 @@
 #include "rows.h"
 #include "util/rbtree.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -499,6 +500,16 @@ static char origin_of(const struct pa_report *r, const struct pa_dso *d)
 	return r->opts.verbose_columns ? pa_resolver_dso_origin(r->res, d) : 0;
 }
 
+/* perf prints a data symbol (STT_OBJECT: an ip in a variable, which a
+ * chain unwound by frame pointers through code without them can reach)
+ * as NAME+0xOFF, OFF from the entry's address: location li's offset in
+ * such a symbol, else 0 */
+static uint64_t object_off(struct pa_report *r, uint32_t li)
+{
+	const struct pa_loc *l = &pa_report_locs(r)[li];
+	return l->sym && l->sym->type == STT_OBJECT ? pa_resolver_sym_offset(r->res, l) : 0;
+}
+
 /* A branch-mode bucket's key: its source and flags beside its target */
 static void branch_key(struct pa_report *r, const struct bucket *b, struct hkey *k)
 {
@@ -555,6 +566,7 @@ struct row *pa_rows_build(struct pa_report *r, unsigned first, unsigned nr_membe
 		                .k.addr = l->addr,
 		                .k.level = l->level,
 		                .k.cpu = b->cpu,
+		                .k.off = object_off(r, b->loc),
 		                .k.verbose = r->opts.verbose_columns,
 		                .k.origin = origin_of(r, l->dso),
 		                .member = b->evsel - first,
@@ -659,6 +671,7 @@ static size_t cg_entry_rows(struct pa_report *r, unsigned first, unsigned nr_mem
 		                         .member = e->evsel - first,
 		                         .k.parent = e->parent,
 		                         .k.srcline = e->srcline,
+		                         .k.off = object_off(r, e->loc),
 		                         .k.verbose = r->opts.verbose_columns,
 		                         .k.origin = origin_of(r, e->dso),
 		                         .e = e,
