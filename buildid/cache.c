@@ -628,6 +628,42 @@ out:
 	return ret;
 }
 
+/* An entry already at final (open as ffd) against the source: 0 when it
+ * holds the same bytes, else the error (said). */
+static int same_as_cached(int ffd, const struct src *s, const char *final, struct pa_err *err)
+{
+	int ret = same_content(ffd, s);
+	if (ret < 0)
+		return pa_err_set(err, ret, "'%s': %s", final, strerror(-ret));
+	if (ret == 0)
+		return pa_err_set(err, PA_ERR_BUILDID_MISMATCH,
+		                  "'%s': already cached with different content", final);
+	return 0;
+}
+
+/* The source copied into the temporary file tmp (open as tfd), made
+ * durable, and (id not NULL) checked to carry build-id id (hex). 0 or
+ * the error (said). */
+static int fill_tmp(int tfd, const char *tmp, const struct src *s, const struct pa_buildid *id,
+                    const char *hex, struct pa_err *err)
+{
+	int ret = copy_src(tfd, s);
+	if (ret < 0)
+		return pa_err_set(err, ret, "copying '%s' to '%s': %s", s->what, tmp,
+		                  strerror(-ret));
+	if (fchmod(tfd, s->mode) < 0 || fsync(tfd) < 0)
+		return pa_err_set(err, -errno, "'%s': %s", tmp, strerror(errno));
+	if (!id)
+		return 0;
+	if (lseek(tfd, 0, SEEK_SET) < 0)
+		return pa_err_set(err, -errno, "'%s': %s", tmp, strerror(errno));
+	ret = pa_buildid__fd_matches(tfd, s->what, id, err);
+	if (ret == 0)
+		ret = pa_err_set(err, PA_ERR_BUILDID_MISMATCH,
+		                 "'%s': content does not have build-id %s", s->what, hex);
+	return ret < 0 ? ret : 0;
+}
+
 static int add_common(struct pa_bcache *c, const struct src *s, const char *dso_name,
 		      const struct pa_buildid *id, enum pa_bcache_kind kind, struct pa_err *err)
 {
@@ -662,16 +698,9 @@ static int add_common(struct pa_bcache *c, const struct src *s, const char *dso_
 		goto out;
 	}
 	if (ffd >= 0 && (s->mem || s->regular)) {
-		ret = same_content(ffd, s);
-		if (ret < 0) {
-			pa_err_set(err, ret, "'%s': %s", final, strerror(-ret));
+		ret = same_as_cached(ffd, s, final, err);
+		if (ret < 0)
 			goto out;
-		}
-		if (ret == 0) {
-			ret = pa_err_set(err, PA_ERR_BUILDID_MISMATCH,
-					 "'%s': already cached with different content", final);
-			goto out;
-		}
 		goto link;
 	}
 	if (ffd >= 0) {
@@ -685,29 +714,9 @@ static int add_common(struct pa_bcache *c, const struct src *s, const char *dso_
 		goto out;
 	}
 	tmp_live = true;
-	ret = copy_src(tfd, s);
-	if (ret < 0) {
-		pa_err_set(err, ret, "copying '%s' to '%s': %s", s->what, tmp, strerror(-ret));
+	ret = fill_tmp(tfd, tmp, s, pa_bcache_kind_has_buildid(kind) ? id : NULL, hex, err);
+	if (ret < 0)
 		goto out;
-	}
-	if (fchmod(tfd, s->mode) < 0 || fsync(tfd) < 0) {
-		ret = pa_err_set(err, -errno, "'%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (pa_bcache_kind_has_buildid(kind)) {
-		if (lseek(tfd, 0, SEEK_SET) < 0) {
-			ret = pa_err_set(err, -errno, "'%s': %s", tmp, strerror(errno));
-			goto out;
-		}
-		ret = pa_buildid__fd_matches(tfd, s->what, id, err);
-		if (ret < 0)
-			goto out;
-		if (ret == 0) {
-			ret = pa_err_set(err, PA_ERR_BUILDID_MISMATCH,
-					 "'%s': content does not have build-id %s", s->what, hex);
-			goto out;
-		}
-	}
 
 	ret = publish_noreplace(tmp, final);
 	if (ret == -EEXIST) {
@@ -718,16 +727,9 @@ static int add_common(struct pa_bcache *c, const struct src *s, const char *dso_
 			ret = pa_err_set(err, -errno, "'%s': %s", final, strerror(errno));
 			goto out;
 		}
-		ret = same_content(ffd, &t);
-		if (ret < 0) {
-			pa_err_set(err, ret, "'%s': %s", final, strerror(-ret));
+		ret = same_as_cached(ffd, &t, final, err);
+		if (ret < 0)
 			goto out;
-		}
-		if (ret == 0) {
-			ret = pa_err_set(err, PA_ERR_BUILDID_MISMATCH,
-					 "'%s': already cached with different content", final);
-			goto out;
-		}
 	} else if (ret < 0) {
 		pa_err_set(err, ret, "'%s': %s", final, strerror(-ret));
 		goto out;

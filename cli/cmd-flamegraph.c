@@ -183,6 +183,77 @@ static int check_args(struct fg_args *a, struct pa_flame_opts *fo)
 	return 0;
 }
 
+/* The inputs and the output named right (n: the arguments after the
+ * options): the output's format, or 0 (said why). */
+static enum pa_flame_format check_io(const struct fg_args *a, int n, const char **argv)
+{
+	if (a->diff && n != 2) {
+		fprintf(stderr, "pa: flamegraph: --diff takes two inputs, BASELINE and NEW\n");
+		return 0;
+	}
+	if (!a->diff && n > 0) {
+		fprintf(stderr,
+		        "pa: flamegraph: unexpected argument '%s' (the input goes after -i)\n",
+		        argv[0]);
+		return 0;
+	}
+	if (a->diff && a->input) {
+		fprintf(stderr,
+		        "pa: flamegraph: --diff takes its inputs as BASELINE NEW, not -i\n");
+		return 0;
+	}
+	if (a->diff_raw && !a->diff) {
+		fprintf(stderr, "pa: flamegraph: --diff-raw goes with --diff\n");
+		return 0;
+	}
+	if (a->diff && !strcmp(argv[0], "-") && !strcmp(argv[1], "-")) {
+		fprintf(stderr, "pa: flamegraph: --diff: standard input can be one side only\n");
+		return 0;
+	}
+	if (!a->output) {
+		fprintf(stderr, "pa: flamegraph: -o OUT.svg or -o OUT.html is required\n");
+		return 0;
+	}
+	enum pa_flame_format fmt =
+	    a->format ? pa_flame_format_from_name(a->format) : pa_flame_format_from_path(a->output);
+	if (!fmt) {
+		if (a->format)
+			fprintf(stderr, "pa: flamegraph: unknown format '%s' (svg or html)\n",
+			        a->format);
+		else
+			fprintf(stderr,
+			        "pa: flamegraph: '%s': name the output .svg or .html, or give "
+			        "--format\n",
+			        a->output);
+		return 0;
+	}
+	return fmt;
+}
+
+/* The input (--diff: both, each its own session, with symbols from its
+ * own build-ids) into fg. 0 or the exit status. */
+static int load_inputs(struct pa_flame *fg, struct fg_args *a, const char **argv)
+{
+	int status = 0;
+	if (a->diff) {
+		pa_flame_set_baseline(fg, true);
+		status = load(fg, a, argv[0]);
+		pa_flame_set_baseline(fg, false);
+		if (!status && !pa_flame_base_total(fg))
+			fprintf(stderr, "pa: '%s': warning: no stacks\n", argv[0]);
+		if (!status)
+			status = load(fg, a, argv[1]);
+		if (!status && !pa_flame_total(fg))
+			fprintf(stderr, "pa: '%s': warning: no stacks\n", argv[1]);
+	} else {
+		status = load(fg, a, a->input ? a->input : "perf.data");
+		if (!status && !pa_flame_total(fg))
+			fprintf(stderr, "pa: '%s': warning: no stacks\n",
+			        a->input ? a->input : "perf.data");
+	}
+	return status;
+}
+
 int cmd_flamegraph(int argc, const char **argv)
 {
 	/* recordings: today's stackcollapse-perf.pl (period weights, idle
@@ -227,45 +298,9 @@ int cmd_flamegraph(int argc, const char **argv)
 	a.ro.no_inline = !inline_;
 	if (a.exclude_idle)
 		a.ro.include_idle = false;
-	if (a.diff && n != 2) {
-		fprintf(stderr, "pa: flamegraph: --diff takes two inputs, BASELINE and NEW\n");
+	enum pa_flame_format fmt = check_io(&a, n, argv);
+	if (!fmt)
 		return PA_EXIT_USAGE;
-	}
-	if (!a.diff && n > 0) {
-		fprintf(stderr,
-			"pa: flamegraph: unexpected argument '%s' (the input goes after -i)\n",
-			argv[0]);
-		return PA_EXIT_USAGE;
-	}
-	if (a.diff && a.input) {
-		fprintf(stderr, "pa: flamegraph: --diff takes its inputs as BASELINE NEW, not -i\n");
-		return PA_EXIT_USAGE;
-	}
-	if (a.diff_raw && !a.diff) {
-		fprintf(stderr, "pa: flamegraph: --diff-raw goes with --diff\n");
-		return PA_EXIT_USAGE;
-	}
-	if (a.diff && !strcmp(argv[0], "-") && !strcmp(argv[1], "-")) {
-		fprintf(stderr, "pa: flamegraph: --diff: standard input can be one side only\n");
-		return PA_EXIT_USAGE;
-	}
-	if (!a.output) {
-		fprintf(stderr, "pa: flamegraph: -o OUT.svg or -o OUT.html is required\n");
-		return PA_EXIT_USAGE;
-	}
-	enum pa_flame_format fmt =
-	    a.format ? pa_flame_format_from_name(a.format) : pa_flame_format_from_path(a.output);
-	if (!fmt) {
-		if (a.format)
-			fprintf(stderr, "pa: flamegraph: unknown format '%s' (svg or html)\n",
-				a.format);
-		else
-			fprintf(stderr,
-				"pa: flamegraph: '%s': name the output .svg or .html, or give "
-				"--format\n",
-				a.output);
-		return PA_EXIT_USAGE;
-	}
 	char *diff_sub = NULL;
 	if (a.diff && !a.subtitle)
 		diff_sub = pa_asprintf("baseline %s, new %s", argv[0], argv[1]);
@@ -286,23 +321,8 @@ int cmd_flamegraph(int argc, const char **argv)
 		fprintf(stderr, "pa: flamegraph: %s\n", strerror(errno));
 		status = PA_EXIT_USAGE;
 	}
-	if (!status && a.diff) {
-		/* each side its own session: symbols from its own build-ids */
-		pa_flame_set_baseline(fg, true);
-		status = load(fg, &a, argv[0]);
-		pa_flame_set_baseline(fg, false);
-		if (!status && !pa_flame_base_total(fg))
-			fprintf(stderr, "pa: '%s': warning: no stacks\n", argv[0]);
-		if (!status)
-			status = load(fg, &a, argv[1]);
-		if (!status && !pa_flame_total(fg))
-			fprintf(stderr, "pa: '%s': warning: no stacks\n", argv[1]);
-	} else if (!status) {
-		status = load(fg, &a, a.input ? a.input : "perf.data");
-		if (!status && !pa_flame_total(fg))
-			fprintf(stderr, "pa: '%s': warning: no stacks\n",
-				a.input ? a.input : "perf.data");
-	}
+	if (!status)
+		status = load_inputs(fg, &a, argv);
 	/* html.js draws only what is visible, but it still loads every frame:
 	 * past a few million, loading takes seconds */
 	if (!status && fmt == PA_FLAME_HTML && !a.minwidth && pa_flame_frame_count(fg) > 5000000)
