@@ -109,8 +109,10 @@
  *  - A data object's row (NAME+0xOFFSET) made by a sample's own ip, not
  *    a call-chain entry: perf subtracts the symbol's load address from
  *    the map-relative address there, and prints what wraps around; pa
- *    prints the offset in the object. (A sampled ip is code; only a
- *    generated recording puts one in data.)
+ *    prints the offset in the object (it keeps no raw ip of a sample's
+ *    location to wrap it as perf does, as it does for a chain entry
+ *    that --ignore-callees makes the sample's). A sampled ip is code:
+ *    only a generated recording puts one in data.
  *  - DSO order among siblings of equal period follows perf's heap
  *    addresses of DSO objects; pa uses their order of creation, which is
  *    what those addresses give in practice, not always (malloc may reuse

@@ -502,12 +502,19 @@ static char origin_of(const struct pa_report *r, const struct pa_dso *d)
 
 /* perf prints a data symbol (STT_OBJECT: an ip in a variable, which a
  * chain unwound by frame pointers through code without them can reach)
- * as NAME+0xOFF, OFF from the entry's address: location li's offset in
- * such a symbol, else 0 */
-static uint64_t object_off(struct pa_report *r, uint32_t li)
+ * as NAME+0xOFF, OFF the entry's address (he_ip: a chain entry's raw ip,
+ * a sample's map-relative address) minus the symbol's load address:
+ * location li's offset in such a symbol, else 0. A chain entry that
+ * --ignore-callees made the sample's location has its map-relative
+ * address there, and perf's offset wraps around by the map's load bias
+ * (a sample's own location keeps no raw ip to tell it: report.h). */
+static uint64_t object_off(struct pa_report *r, uint32_t li, uint64_t he_ip)
 {
 	const struct pa_loc *l = &pa_report_locs(r)[li];
-	return l->sym && l->sym->type == STT_OBJECT ? pa_resolver_sym_offset(r->res, l) : 0;
+	if (!l->sym || l->sym->type != STT_OBJECT)
+		return 0;
+	uint64_t off = pa_resolver_sym_offset(r->res, l);
+	return l->ip && he_ip != l->ip ? off - (l->ip - l->addr) : off;
 }
 
 /* A branch-mode bucket's key: its source and flags beside its target */
@@ -566,7 +573,7 @@ struct row *pa_rows_build(struct pa_report *r, unsigned first, unsigned nr_membe
 		                .k.addr = l->addr,
 		                .k.level = l->level,
 		                .k.cpu = b->cpu,
-		                .k.off = object_off(r, b->loc),
+		                .k.off = object_off(r, b->loc, l->addr),
 		                .k.verbose = r->opts.verbose_columns,
 		                .k.origin = origin_of(r, l->dso),
 		                .member = b->evsel - first,
@@ -671,7 +678,7 @@ static size_t cg_entry_rows(struct pa_report *r, unsigned first, unsigned nr_mem
 		                         .member = e->evsel - first,
 		                         .k.parent = e->parent,
 		                         .k.srcline = e->srcline,
-		                         .k.off = object_off(r, e->loc),
+		                         .k.off = object_off(r, e->loc, e->addr),
 		                         .k.verbose = r->opts.verbose_columns,
 		                         .k.origin = origin_of(r, e->dso),
 		                         .e = e,

@@ -14,7 +14,8 @@ python3 "$here/../tests/integration/objsym_gen.py" "$tmp/objsym.data" "$tmp/prog
 out=$here/golden/objsym
 mkdir -p "$out"
 optsets=("" "--no-children" "--sort sym -g caller" "-g none --sort dso,sym"
-	"-g none --sort sym,dso -F overhead,sym,dso" "-n -g folded")
+	"-g none --sort sym,dso -F overhead,sym,dso" "-n -g folded" "--ignore-callees ^DW"
+	"--no-children --ignore-callees ^DW -g caller")
 j=0
 for o in "${optsets[@]}"; do
 	j=$((j + 1))

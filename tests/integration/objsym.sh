@@ -3,7 +3,9 @@
 # frame pointers can reach addresses in a program's data, which perf
 # record -d maps; perf report names them by their STT_OBJECT symbol as
 # NAME+0xOFFSET (offset from the symbol's start; call-graph lines show the
-# name alone). The recording is written by objsym_gen.py over testdata's
+# name alone). Where --ignore-callees makes such a chain entry the
+# sample's location, perf's offset is taken from its map-relative address
+# and wraps around: pa's too. The recording is written by objsym_gen.py over testdata's
 # inline program, so the outputs are the same on every machine: they are
 # compared with golden copies of perf 6.1's (testdata/golden/objsym), and
 # with perf itself when it is here.
@@ -23,7 +25,8 @@ cp "$TESTDATA/inline/symfs/tmp/pa-inline/prog" prog || exit 1
 python3 "$HERE/objsym_gen.py" objsym.data "$WORK/prog" || fail "the generator failed"
 
 optsets=("" "--no-children" "--sort sym -g caller" "-g none --sort dso,sym"
-	"-g none --sort sym,dso -F overhead,sym,dso" "-n -g folded")
+	"-g none --sort sym,dso -F overhead,sym,dso" "-n -g folded" "--ignore-callees ^DW"
+	"--no-children --ignore-callees ^DW -g caller")
 j=0
 for o in "${optsets[@]}"; do
 	j=$((j + 1))
