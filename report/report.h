@@ -56,7 +56,12 @@
  *    thread's samples at one address, so it splits where perf's search
  *    misses for a bucket's first sample only). The sample count of every
  *    key is the same. (Call graphs are exact there: pa rebuilds perf's own
- *    tree chain by chain when siblings mix.)
+ *    tree chain by chain when siblings mix.) Seen once where it is not
+ *    exact: --children with sym before dso (-g none --sort sym,dso) on a
+ *    recording whose garbage chain entries hold unresolved addresses 0
+ *    and 1 in both kernel and user context among others 2^63 apart,
+ *    where perf merges the user entry of each into the kernel one and pa
+ *    keeps it apart (one sample each).
  *  - --symfs on a --call-graph dwarf recording whose program is not under
  *    the symfs: perf's libunwind prints no user chain for such a sample,
  *    pa the sampled user ip (as it does where the file is missing without
