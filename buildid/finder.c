@@ -393,16 +393,94 @@ const char *pa_finder_perf_map_why(enum pa_find_result fr, bool use_path)
 
 #define DELETED_SUFFIX " (deleted)"
 
-enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_path,
-				       const struct pa_buildid *id, char **path_out,
-				       const char **origin)
+/* No build-id to check a candidate against: the file under the symfs,
+ * else the file itself (or the cache's copy of the build-id it has, as
+ * perf's dso__load takes it first), else the cache's copy of the same
+ * content. *path may move to *out. */
+static enum pa_find_result find_unverified(struct pa_finder *f, char **path, bool deleted,
+                                           char **out, const char **where)
+{
+	const char *p = *path;
+	struct stat st;
+	if (p[0] == '/' && f->symfs && (*out = pa_asprintf("%s%s", f->symfs, p)) != NULL &&
+	    stat(*out, &st) == 0 && S_ISREG(st.st_mode)) {
+		*where = "symfs-unverified";
+		return PA_FIND_OK;
+	}
+	free(*out);
+	*out = NULL;
+	/* (with a symfs, perf looks under it only: __symbol__join_symfs) */
+	if (p[0] == '/' && !f->symfs && !deleted && stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+		struct pa_buildid own;
+		struct chain och = {.id = &own};
+		if (!pa_buildid_read_elf(p, &own, NULL) &&
+		    (try_cache(f, &och, PA_BCACHE_ELF, out) ||
+		     try_cache(f, &och, PA_BCACHE_DEBUG, out))) {
+			*where = "cache";
+			return PA_FIND_OK;
+		}
+		if (och.oom)
+			return PA_FIND_ERROR;
+		*out = *path;
+		*path = NULL;
+		*where = "path-unverified";
+		return PA_FIND_OK;
+	}
+	if (p[0] == '/' && (*out = cache_by_content(f, p)) != NULL) {
+		*where = "cache-sha1";
+		return PA_FIND_OK;
+	}
+	return deleted ? PA_FIND_DELETED : PA_FIND_NOT_FOUND;
+}
+
+/* Build-id id: the candidates in perf's order, each checked against it. */
+static enum pa_find_result find_by_id(struct pa_finder *f, const char *path,
+                                      const struct pa_buildid *id, bool deleted, char **out,
+                                      const char **where)
 {
 	struct chain ch = {.id = id};
-	enum pa_find_result r = PA_FIND_NOT_FOUND;
+	/* Names like "[vdso]" or "[kernel.kallsyms]" are not files: only the
+	 * build-id keyed candidates apply to them. */
+	bool is_file = path[0] == '/';
+	const char *dso_name = is_file || path[0] == '[' ? path : NULL;
+
+	if (is_file && f->symfs && try_cand(&ch, pa_asprintf("%s%s", f->symfs, path), out)) {
+		*where = "symfs";
+		return PA_FIND_OK;
+	}
+	if ((!strcmp(path, "[vdso]") && try_cache(f, &ch, PA_BCACHE_VDSO, out)) ||
+	    try_cache(f, &ch, PA_BCACHE_ELF, out) || try_cache(f, &ch, PA_BCACHE_DEBUG, out)) {
+		*where = "cache";
+		return PA_FIND_OK;
+	}
+	/* The original file before the system debug dir: a .debug file there
+	 * holds symbols but no code (its segments are empty), so it must not
+	 * stand in for a binary that is at hand; the symbol loader finds it
+	 * next to the binary anyway. */
+	if (is_file && !f->symfs && try_cand(&ch, strdup(path), out)) {
+		*where = "path";
+		return PA_FIND_OK;
+	}
+	if (!f->no_system_debug &&
+	    (try_sysdebug(f, &ch, true, out) || try_sysdebug(f, &ch, false, out))) {
+		*where = "system-debug";
+		return PA_FIND_OK;
+	}
+	if (try_debuginfod(f, &ch, false, dso_name, out) ||
+	    try_debuginfod(f, &ch, true, dso_name, out)) {
+		*where = "debuginfod";
+		return PA_FIND_OK;
+	}
+	enum pa_find_result r = chain_end(&ch);
+	return deleted && r != PA_FIND_ERROR ? PA_FIND_DELETED : r;
+}
+
+enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_path,
+                                       const struct pa_buildid *id, char **path_out,
+                                       const char **origin)
+{
 	const char *where = NULL;
-	char *path = NULL, *out = NULL;
-	bool deleted = false;
-	size_t n;
+	char *out = NULL;
 
 	if (path_out)
 		*path_out = NULL;
@@ -410,101 +488,21 @@ enum pa_find_result pa_finder_find_elf(struct pa_finder *f, const char *orig_pat
 		*origin = NULL;
 	if (!f || !orig_path || !path_out)
 		return PA_FIND_ERROR;
-
-	n = strlen(orig_path);
-	if (n > strlen(DELETED_SUFFIX) &&
-	    !strcmp(orig_path + n - strlen(DELETED_SUFFIX), DELETED_SUFFIX)) {
-		deleted = true;
-		n -= strlen(DELETED_SUFFIX);
-	}
-	path = strndup(orig_path, n);
+	size_t n = strlen(orig_path);
+	bool deleted = n > strlen(DELETED_SUFFIX) &&
+	               !strcmp(orig_path + n - strlen(DELETED_SUFFIX), DELETED_SUFFIX);
+	char *path = strndup(orig_path, deleted ? n - strlen(DELETED_SUFFIX) : n);
 	if (!path)
 		return PA_FIND_ERROR;
-
-	if (!id || id->size == 0) {
-		/* Nothing to validate against. */
-		struct stat st;
-		if (path[0] == '/' && f->symfs &&
-		    (out = pa_asprintf("%s%s", f->symfs, path)) != NULL && stat(out, &st) == 0 &&
-		    S_ISREG(st.st_mode)) {
-			where = "symfs-unverified";
-			goto found;
-		}
-		free(out);
+	enum pa_find_result r = !id || id->size == 0
+	                            ? find_unverified(f, &path, deleted, &out, &where)
+	                            : find_by_id(f, path, id, deleted, &out, &where);
+	if (r == PA_FIND_OK) {
+		*path_out = out;
 		out = NULL;
-		/* (with a symfs, perf looks under it only: __symbol__join_symfs) */
-		if (path[0] == '/' && !f->symfs && !deleted && stat(path, &st) == 0 &&
-		    S_ISREG(st.st_mode)) {
-			/* perf reads the file's own build-id, and takes the
-			 * cache's copy of that build first (dso__load) */
-			struct pa_buildid own;
-			struct chain och = {.id = &own};
-			if (!pa_buildid_read_elf(path, &own, NULL) &&
-			    (try_cache(f, &och, PA_BCACHE_ELF, &out) ||
-			     try_cache(f, &och, PA_BCACHE_DEBUG, &out))) {
-				where = "cache";
-				goto found;
-			}
-			if (och.oom) {
-				r = PA_FIND_ERROR;
-				goto out;
-			}
-			out = path;
-			path = NULL;
-			where = "path-unverified";
-			goto found;
-		}
-		if (path[0] == '/' && (out = cache_by_content(f, path)) != NULL) {
-			where = "cache-sha1";
-			goto found;
-		}
-		r = deleted ? PA_FIND_DELETED : PA_FIND_NOT_FOUND;
-		goto out;
+		if (origin)
+			*origin = where;
 	}
-
-	/* Names like "[vdso]" or "[kernel.kallsyms]" are not files: only the
-	 * build-id keyed candidates apply to them. */
-	bool is_file = path[0] == '/';
-	const char *dso_name = is_file || path[0] == '[' ? path : NULL;
-
-	if (is_file && f->symfs && try_cand(&ch, pa_asprintf("%s%s", f->symfs, path), &out)) {
-		where = "symfs";
-		goto found;
-	}
-	if ((!strcmp(path, "[vdso]") && try_cache(f, &ch, PA_BCACHE_VDSO, &out)) ||
-	    try_cache(f, &ch, PA_BCACHE_ELF, &out) || try_cache(f, &ch, PA_BCACHE_DEBUG, &out)) {
-		where = "cache";
-		goto found;
-	}
-	/* The original file before the system debug dir: a .debug file there
-	 * holds symbols but no code (its segments are empty), so it must not
-	 * stand in for a binary that is at hand; the symbol loader finds it
-	 * next to the binary anyway. */
-	if (is_file && !f->symfs && try_cand(&ch, strdup(path), &out)) {
-		where = "path";
-		goto found;
-	}
-	if (!f->no_system_debug &&
-	    (try_sysdebug(f, &ch, true, &out) || try_sysdebug(f, &ch, false, &out))) {
-		where = "system-debug";
-		goto found;
-	}
-	if (try_debuginfod(f, &ch, false, dso_name, &out) ||
-	    try_debuginfod(f, &ch, true, dso_name, &out)) {
-		where = "debuginfod";
-		goto found;
-	}
-	r = chain_end(&ch);
-	if (deleted && r != PA_FIND_ERROR)
-		r = PA_FIND_DELETED;
-	goto out;
-found:
-	*path_out = out;
-	out = NULL;
-	if (origin)
-		*origin = where;
-	r = PA_FIND_OK;
-out:
 	free(out);
 	free(path);
 	return r;
