@@ -85,6 +85,7 @@ static void *read_input(void *arg)
 	struct pa_file_opts fo = pa_cli_file_opts();
 	in->f = pa_file_open(in->path, &fo, &in->err);
 	struct pa_session_opts so = {.sz = sizeof(so),
+	                             .order_needs_ids = true,
 	                             .no_callchains = true,
 	                             .max_memory = in->max_mem,
 	                             .lazy_sample_loc = true};

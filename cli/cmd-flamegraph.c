@@ -82,6 +82,7 @@ static int add_perf_data(struct pa_flame *fg, const char *open_path, const char 
 		return pa_cli_error(path, &err);
 	int status = 0;
 	struct pa_session_opts so = {.sz = sizeof(so),
+	                             .order_needs_ids = true, /* (perf script's) */
 	                             .max_memory = a->max_mem,
 	                             .keep_user_stacks = pa_cli_user_stacks(f),
 	                             .lazy_sample_loc = true,

@@ -57,6 +57,7 @@ static int fold(struct pa_file *f, const char *path, struct pa_report_opts *ro, 
 	struct pa_err err = {0};
 	int status = 0;
 	struct pa_session_opts so = {.sz = sizeof(so),
+	                             .order_needs_ids = true, /* (perf script's) */
 	                             .max_memory = max_mem,
 	                             .keep_user_stacks = pa_cli_user_stacks(f),
 	                             .lazy_sample_loc = true,

@@ -186,8 +186,10 @@ static int report_info(struct pa_file *f, const struct report_args *a)
 	}
 	struct pa_err err = {0};
 	/* (counts and threads: no call chain, no sample's map looked up) */
-	struct pa_session_opts so = {
-	    .sz = sizeof(so), .no_callchains = true, .lazy_sample_loc = true};
+	struct pa_session_opts so = {.sz = sizeof(so),
+	                             .no_callchains = true,
+	                             .lazy_sample_loc = true,
+	                             .order_needs_ids = true};
 	struct pa_session *s = pa_session_new(f, &so, &err);
 	pa_pager_start(&pager, a->no_pager);
 	if (!s || (a->stats ? pa_report_stats(s, stdout, &err) : pa_report_tasks(s, stdout, &err)))
@@ -265,6 +267,7 @@ static int run_report(struct pa_file *f, const struct report_args *a,
 {
 	struct pa_err err = {0};
 	struct pa_session_opts so = {.sz = sizeof(so),
+	                             .order_needs_ids = true,
 	                             .no_callchains = !ro->callchain,
 	                             .max_memory = a->max_mem,
 	                             .keep_user_stacks = ro->callchain && pa_cli_user_stacks(f),

@@ -13,6 +13,7 @@ struct pa_trace *pa_cli_trace(struct pa_file *f, struct pa_trace_opts *to, struc
 	to->res.slow_unwind = getenv("PA_SLOW_UNWIND") != NULL;
 	/* (call chains copied only for a trace that reads them) */
 	struct pa_session_opts so = {.sz = sizeof(so),
+	                             .order_needs_ids = true,
 	                             .no_callchains = !to->callchains,
 	                             .keep_user_stacks = to->callchains && pa_cli_user_stacks(f),
 	                             .keep_branches = to->branches,

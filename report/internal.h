@@ -48,11 +48,13 @@ struct fast_slot {
 	const void *thread;
 	const char *comm;
 	uint64_t period;
-	uint32_t cpu, evsel_mode; /* evsel << 8 | cpumode */
+	uint64_t time; /* the earliest waiting sample's (UINT64_MAX: none) */
+	uint32_t cpu;
+	uint32_t evsel_mode; /* FAST_VALID | evsel << 8 | cpumode; 0: an empty slot */
 	uint32_t bucket;
 	uint32_t count;
-	uint32_t valid;
 };
+#define FAST_VALID (UINT32_C(1) << 31)
 #define FAST_SLOTS 8192
 
 struct pa_stream; /* stream.c: call-chain mode's two-stage sample stream */
@@ -133,6 +135,13 @@ struct pa_report {
 	bool ordered;
 	struct slog *slog;
 	size_t nr_slog, cap_slog;
+	/* a flat report that sums (pa_session_set_summing) gets each round's
+	 * samples in the file's order, not in time: each bucket's earliest
+	 * sample time, so that its rows are made in perf's order (the first
+	 * row of an entry gives its -v address) */
+	bool summing; /* ... and the session delivers in time order */
+	uint64_t *first_time;
+	size_t cap_first_time;
 
 	struct cg_params cg;
 	bool has_parent_re, has_ignore_re, has_trim_re;

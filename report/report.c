@@ -299,6 +299,7 @@ void pa_report_free(struct pa_report *r)
 	free(r->slog);
 	free(r->fast);
 	free(r->bucket_table);
+	free(r->first_time);
 	free(r->total_period);
 	free(r->total_samples);
 	pa_stream_free(r);
@@ -334,15 +335,39 @@ static int grow_totals(struct pa_report *r, unsigned n)
 	return 0;
 }
 
-/* A slot's waiting sums to its bucket. */
-static void fast_flush(struct pa_report *r, struct fast_slot *fs)
+/* A summing report: bucket b's earliest sample time so far, t or before. */
+static int note_first_time(struct pa_report *r, uint32_t b, uint64_t t)
 {
-	if (!fs->valid || !fs->count)
-		return;
+	if (b >= r->cap_first_time) {
+		size_t cap = r->cap_first_time ? 2 * r->cap_first_time : 1024;
+		while (cap <= b)
+			cap *= 2;
+		uint64_t *p = realloc(r->first_time, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		pa_report_mem_grew(r, r->cap_first_time * sizeof(*p), cap * sizeof(*p));
+		for (size_t i = r->cap_first_time; i < cap; i++)
+			p[i] = UINT64_MAX;
+		r->first_time = p;
+		r->cap_first_time = cap;
+	}
+	if (t < r->first_time[b])
+		r->first_time[b] = t;
+	return 0;
+}
+
+/* A slot's waiting sums to its bucket. */
+static int fast_flush(struct pa_report *r, struct fast_slot *fs)
+{
+	if (!fs->evsel_mode || !fs->count)
+		return 0;
 	r->buckets[fs->bucket].period += fs->period;
 	r->buckets[fs->bucket].count += fs->count;
 	fs->period = 0;
 	fs->count = 0;
+	uint64_t t = fs->time;
+	fs->time = UINT64_MAX;
+	return t != UINT64_MAX && r->first_time ? note_first_time(r, fs->bucket, t) : 0;
 }
 
 static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *ev,
@@ -384,13 +409,15 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	uint32_t evsel_mode = (uint32_t)e << 8 | (ev->misc & PA_MISC_CPUMODE_MASK);
 	uint64_t gen = pa_session_maps_generation(s);
 	struct fast_slot *fs = fast_slot(r, ev, t, cpu, evsel_mode);
-	if (fs->valid && fs->ip == ev->sample.ip && fs->thread == t && fs->comm == comm &&
-	    fs->cpu == cpu && fs->evsel_mode == evsel_mode && fs->generation == gen) {
+	if (fs->evsel_mode == (evsel_mode | FAST_VALID) && fs->ip == ev->sample.ip &&
+	    fs->thread == t && fs->comm == comm && fs->cpu == cpu && fs->generation == gen) {
 		fs->period += period;
 		fs->count++;
+		fs->time = ev->sample.time < fs->time ? ev->sample.time : fs->time;
 		return r->ordered ? pa_report_log_samples(r, fs->bucket, period, 1) : 0;
 	}
-	fast_flush(r, fs);
+	if (fast_flush(r, fs))
+		return -ENOMEM;
 	/* A filtered sample still makes (or joins) an entry, hidden unless an
 	 * unfiltered one made it first: perf's entries merge samples by key
 	 * alone, and some filters (guest samples) are not keys. */
@@ -407,14 +434,16 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 		r->first_evsel = (int)e;
 	if (r->ordered && bucket != UINT32_MAX && pa_report_log_samples(r, bucket, period, 1))
 		return -ENOMEM;
+	if (r->summing && bucket != UINT32_MAX && note_first_time(r, bucket, ev->sample.time))
+		return -ENOMEM;
 	*fs = (struct fast_slot){.ip = ev->sample.ip,
-				 .generation = gen,
-				 .thread = t,
-				 .comm = comm,
-				 .cpu = cpu,
-				 .evsel_mode = evsel_mode,
-				 .bucket = bucket,
-				 .valid = 1};
+	                         .generation = gen,
+	                         .thread = t,
+	                         .comm = comm,
+	                         .time = UINT64_MAX,
+	                         .cpu = cpu,
+	                         .evsel_mode = evsel_mode | FAST_VALID,
+	                         .bucket = bucket};
 	return 0;
 }
 
@@ -478,10 +507,14 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	/* a flat report whose entries' order is not the samples' (r->ordered)
 	 * only sums them */
-	pa_session_set_summing(r->session, !r->chains && !r->branch && !r->ordered);
+	bool summing = !r->chains && !r->branch && !r->ordered;
+	pa_session_set_summing(r->session, summing);
+	/* (in file order, perf's entries are made in that order too) */
+	r->summing = summing && pa_session_in_time_order(r->session);
 	int ret = pa_session_process(r->session, on_sample, r, err);
 	for (size_t i = 0; !r->chains && !r->branch && i < FAST_SLOTS; i++)
-		fast_flush(r, &r->fast[i]);
+		if (fast_flush(r, &r->fast[i]) && !ret)
+			ret = -ENOMEM;
 	int sret = r->chains ? pa_stream_finish(r) : 0;
 	if (!ret && sret)
 		ret = sret;

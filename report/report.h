@@ -95,14 +95,6 @@
  *    were ":TID"); pa shows it for all of them.
  *  - perf's "[...] (inlined)" in fractal graphs: perf reads an
  *    uninitialized bit there; pa prints "[...]".
- *  - A flat report (no call graph) whose key set does not put sym before
- *    dso sums a round's samples in the order the file holds them (the
- *    hit pass does not sort them). A row that joins buckets of several
- *    threads then takes its -v address from the bucket that came first in
- *    the file, where perf takes the first in time: on a pipe recording of
- *    a two-threaded xz, one kernel row of 380 showed another sample's
- *    address. Keeping each bucket's earliest time and making rows in that
- *    order would mend it.
  *  - --children with a srcline key: the chain entries' lookups of
  *    absolute addresses fail in perf's addr2line, and after 123 failures
  *    before a success perf stops asking about that DSO (A2L_FAIL_LIMIT,

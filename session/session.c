@@ -92,6 +92,11 @@ struct pa_file *pa_session_file(const struct pa_session *s)
 	return s->file;
 }
 
+bool pa_session_in_time_order(const struct pa_session *s)
+{
+	return !s->opts.unordered;
+}
+
 bool pa_session_recorded_here(const struct pa_session *s)
 {
 	const struct pa_header_info *h = pa_file_header(s->file);
@@ -1031,6 +1036,10 @@ struct pa_session *pa_session_new(struct pa_file *f, const struct pa_session_opt
 	}
 	s->file = f;
 	pa_opts_copy(&s->opts, sizeof(s->opts), opts);
+	/* (a pipe's events come later: perf decides with none, and orders) */
+	if (s->opts.order_needs_ids && pa_file_nr_evsels(f) &&
+	    !pa_attr_flag(&pa_file_evsel(f, 0)->attr, PA_ATTR_SAMPLE_ID_ALL))
+		s->opts.unordered = true;
 	pa_arena_init(&s->arena, 256 * 1024);
 	struct pa_machine *m = host(s);
 	const struct pa_header_info *h = pa_file_header(f);

@@ -80,6 +80,11 @@ struct pa_session_opts {
 	size_t sz;
 	/* Deliver events in file order instead of perf's timestamp order. */
 	bool unordered;
+	/* perf's ordering_requires_timestamps (report, script, annotate,
+	 * diff): a recording whose first event does not have sample_id_all
+	 * set (perf before 2.6.38, or a writer that leaves it out) has side
+	 * records without times, and is delivered in file order. */
+	bool order_needs_ids;
 	/* The sample callback does not read call chains: do not keep them
 	 * while events wait to be ordered. */
 	bool no_callchains;
@@ -133,6 +138,9 @@ struct pa_file *pa_session_file(const struct pa_session *s);
  * facts of this machine that the file does not carry (the running kernel's
  * build-id, a JIT's /tmp/perf-PID.map) stand in for the recording host's. */
 bool pa_session_recorded_here(const struct pa_session *s);
+/* Are events delivered in time order (not opts.unordered, nor made so by
+ * opts.order_needs_ids)? */
+bool pa_session_in_time_order(const struct pa_session *s);
 
 /* Called for every sample, in time order, with the thread as it was then
  * and where its ip landed (loc->map is NULL when no map covers it).

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make-generated-golden.sh - perf's outputs on the recordings that
+# tests/integration/*_gen.py write over the inline program, kept so that
+# the tests check pa where perf is absent. Needs perf 6.1 (the oracle).
+# - objsym_gen.py (data objects in call chains): objsym.sh's option sets,
+#   in its order, into golden/objsym;
+# - firstip_gen.py (rounds whose samples are not in time order, with and
+#   without sample_id_all): hits.sh's commands into golden/hits.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+export LC_ALL=C PAGER=cat PERF_PAGER=cat
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp "$here/inline/symfs/tmp/pa-inline/prog" "$tmp/prog"
+python3 "$here/../tests/integration/objsym_gen.py" "$tmp/objsym.data" "$tmp/prog"
+out=$here/golden/objsym
+mkdir -p "$out"
+optsets=("" "--no-children" "--sort sym -g caller" "-g none --sort dso,sym"
+	"-g none --sort sym,dso -F overhead,sym,dso" "-n -g folded" "--ignore-callees ^DW"
+	"--no-children --ignore-callees ^DW -g caller")
+j=0
+for o in "${optsets[@]}"; do
+	j=$((j + 1))
+	# shellcheck disable=SC2086
+	HOME=$tmp perf report -i "$tmp/objsym.data" --stdio $o </dev/null 2>/dev/null |
+		grep -v '^# (Tip' >"$out/report-$j.txt"
+done
+out=$here/golden/hits
+for ids in "" no-ids; do
+	tag=firstip${ids:+-$ids}
+	# shellcheck disable=SC2086
+	python3 "$here/../tests/integration/firstip_gen.py" "$tmp/$tag.data" "$tmp/prog" $ids
+	k=0
+	for o in "-v --no-children -g none --sort dso,sym" "-v --no-children -g none --sort sym" script; do
+		k=$((k + 1))
+		if [ "$o" = script ]; then
+			HOME=$tmp perf script -i "$tmp/$tag.data" </dev/null 2>/dev/null
+		else
+			# shellcheck disable=SC2086
+			HOME=$tmp perf report -i "$tmp/$tag.data" --stdio $o </dev/null 2>/dev/null
+		fi | sed "s#$tmp/##g" | grep -v '^# (Tip' >"$out/$tag-$k.txt"
+	done
+done
