@@ -342,24 +342,11 @@ static int graph_jobs(struct pa_report *r, const struct row *rows, size_t nr, ui
 	return 0;
 }
 
-static int print_group(struct pa_report *r, FILE *out, const struct group *g, const bool *elide)
+/* Each column's width over the rows: the widest cell, and perf's widths
+ * for unresolved entries. */
+static void column_widths(const struct pa_report *r, const struct group *g, const struct row *rows,
+                          size_t nr, int *width)
 {
-	size_t nr, nr_all;
-	uint64_t *vals, nf[2 * 64];
-	struct row *rows = r->cgs ? pa_rows_build_cg(r, g->first, g->nr, &nr, &vals, nf)
-	                          : pa_rows_build(r, g->first, g->nr, &nr, &nr_all, &vals, nf);
-	if (!rows)
-		return -ENOMEM;
-	if (mark_late_srclines(r, rows, nr, g->nr)) {
-		free(vals);
-		free(rows);
-		return -ENOMEM;
-	}
-	uint64_t totals[64];
-	for (unsigned m = 0; m < g->nr; m++) {
-		totals[m] = r->opts.relative ? nf[2 * m] : r->total_period[g->first + m];
-	}
-	int width[16];
 	bool any_unresolved = false, unres_from = false;
 	for (unsigned c = 0; c < r->nr_cols; c++) {
 		width[c] = base_width(r->cols[c]) * (right_aligned(r->cols[c]) ? (int)g->nr : 1);
@@ -384,6 +371,49 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		    width[c] < PA_UNRESOLVED_WIDTH + 6)
 			width[c] = PA_UNRESOLVED_WIDTH + 6;
 	}
+}
+
+/* One row's line (last: the last column shown). */
+static void print_row(struct pa_report *r, FILE *out, const struct group *g, struct row *w,
+                      const uint64_t *totals, const int *width, const bool *elide, unsigned last)
+{
+	char line[4096];
+	size_t n = 1;
+	line[0] = ' ';
+	if (r->branch)
+		pa_branch_shown_mispredict(r, &w->k);
+	for (unsigned c = 0; c < r->nr_cols && n + 3 < sizeof(line); c++) {
+		if (elide[c])
+			continue;
+		line[n++] = ' ';
+		if (c)
+			line[n++] = ' ';
+		if (right_aligned(r->cols[c]))
+			n += format_values(line + n, sizeof(line) - n, r->cols[c], w, g->nr, totals,
+			                   width[c], r->opts.children);
+		else
+			n += (size_t)format_cell(line + n, sizeof(line) - n, r->cols[c], w,
+			                         width[c], 0, c == last);
+	}
+	line[n < sizeof(line) ? n : sizeof(line) - 1] = 0;
+	fputs(line, out);
+	fputc('\n', out);
+}
+
+static int print_group(struct pa_report *r, FILE *out, const struct group *g, const bool *elide)
+{
+	size_t nr, nr_all, nr_jobs = 0, nr_graphs = 0;
+	uint64_t *vals = NULL, nf[2 * 64], totals[64];
+	struct pa_graphs *graphs = NULL;
+	struct pa_graph_job *jobs = NULL;
+	int width[16], ret = -ENOMEM;
+	struct row *rows = r->cgs ? pa_rows_build_cg(r, g->first, g->nr, &nr, &vals, nf)
+	                          : pa_rows_build(r, g->first, g->nr, &nr, &nr_all, &vals, nf);
+	if (!rows || mark_late_srclines(r, rows, nr, g->nr))
+		goto out;
+	for (unsigned m = 0; m < g->nr; m++)
+		totals[m] = r->opts.relative ? nf[2 * m] : r->total_period[g->first + m];
+	column_widths(r, g, rows, nr, width);
 	if (!r->opts.quiet) {
 		print_section_header(r, out, g, nf);
 		print_column_header(r, out, width, elide);
@@ -392,43 +422,16 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 	for (unsigned c = 0; c < r->nr_cols; c++)
 		if (!elide[c])
 			last = c;
-	struct pa_graphs *graphs = NULL;
-	struct pa_graph_job *jobs = NULL;
-	size_t nr_jobs = 0, nr_graphs = 0;
 	if (r->cgs && (index_printed_refs(r, rows, nr) ||
 	               graph_jobs(r, rows, nr, totals[0], &jobs, &nr_jobs) ||
-	               !(graphs = pa_graphs_start(r, jobs, nr_jobs, r->total_period[g->first])))) {
-		free(jobs);
-		free(vals);
-		free(rows);
-		return -ENOMEM;
-	}
-	int ret = 0;
+	               !(graphs = pa_graphs_start(r, jobs, nr_jobs, r->total_period[g->first]))))
+		goto out;
+	ret = 0;
 	for (size_t i = 0; i < nr && !ret; i++) {
 		uint64_t v;
 		if (!row_shown(r, &rows[i], totals[0], &v))
 			continue;
-		char line[4096];
-		size_t n = 1;
-		line[0] = ' ';
-		if (r->branch)
-			pa_branch_shown_mispredict(r, &rows[i].k);
-		for (unsigned c = 0; c < r->nr_cols && n + 3 < sizeof(line); c++) {
-			if (elide[c])
-				continue;
-			line[n++] = ' ';
-			if (c)
-				line[n++] = ' ';
-			if (right_aligned(r->cols[c]))
-				n += format_values(line + n, sizeof(line) - n, r->cols[c], &rows[i],
-				                   g->nr, totals, width[c], r->opts.children);
-			else
-				n += (size_t)format_cell(line + n, sizeof(line) - n, r->cols[c],
-				                         &rows[i], width[c], 0, c == last);
-		}
-		line[n < sizeof(line) ? n : sizeof(line) - 1] = 0;
-		fputs(line, out);
-		fputc('\n', out);
+		print_row(r, out, g, &rows[i], totals, width, elide, last);
 		if (nr_graphs < nr_jobs && jobs[nr_graphs].row == i) {
 			char *buf;
 			size_t len;
@@ -439,9 +442,10 @@ static int print_group(struct pa_report *r, FILE *out, const struct group *g, co
 		}
 	}
 	pa_graphs_stop(graphs);
-	free(jobs);
 	if (!ret)
 		fprintf(out, "\n\n");
+out:
+	free(jobs);
 	free(vals);
 	free(rows);
 	return ret;
