@@ -115,7 +115,6 @@ void pa_annotate_free(struct pa_annotate *a)
 		return;
 	for (size_t i = 0; i < a->nr_syms; i++) {
 		free(a->syms[i]->addrs);
-		free(a->syms[i]->comms);
 	}
 	free(a->syms);
 	free(a->events);

@@ -59,23 +59,6 @@ static struct ann_event *event_get(struct pa_annotate *a, unsigned e)
 	return &a->events[e];
 }
 
-static int add_comm(struct pa_annotate *a, struct ann_sym *s, const char *comm, unsigned m,
-                    uint64_t period)
-{
-	size_t i = 0;
-	while (i < s->nr_comms && !(s->comms[i].comm == comm ||
-	                            (comm && s->comms[i].comm && !strcmp(s->comms[i].comm, comm))))
-		i++;
-	if (i == s->nr_comms) {
-		uint64_t *p = pa_arena_alloc(&a->arena, s->nr_members * sizeof(*p));
-		if (!p || PA_GROW(s->comms, s->cap_comms, s->nr_comms + 1, 2))
-			return -ENOMEM;
-		s->comms[s->nr_comms++] = (struct ann_comm){.comm = comm, .period = p};
-	}
-	s->comms[i].period[m] += period;
-	return 0;
-}
-
 static int on_sample(void *ctx, const struct pa_trace_sample *sm)
 {
 	struct pa_annotate *a = ctx;
@@ -100,7 +83,7 @@ static int on_sample(void *ctx, const struct pa_trace_sample *sm)
 	    (struct ann_addr){.off = off, .member = m, .hits = 1, .period = sm->period};
 	s->nr_samples[m]++;
 	s->period[m] += sm->period;
-	return add_comm(a, s, sm->comm, m, sm->period);
+	return 0;
 }
 
 static int cmp_addr(const void *pa, const void *pb)
@@ -137,17 +120,6 @@ static void merge_addrs(struct ann_sym *s)
 		}
 	}
 	s->nr_addrs = n;
-	/* perf's first hist entry of the symbol: the comm of most period
-	 * (a group's: the leader's, then each member's; ties: the comm first
-	 * by name) */
-	for (size_t i = 0; i < s->nr_comms; i++) {
-		const struct ann_comm *c = &s->comms[i];
-		int d = s->rank_period ? cmp_periods(c->period, s->rank_period, 1) : 1;
-		if (d > 0 || (d == 0 && c->comm && strcmp(c->comm, s->rank_comm) < 0)) {
-			s->rank_period = c->period;
-			s->rank_comm = c->comm ? c->comm : "";
-		}
-	}
 }
 
 static int cmp_str(const char *x, const char *y)
@@ -156,10 +128,12 @@ static int cmp_str(const char *x, const char *y)
 	return (c > 0) - (c < 0);
 }
 
-/* perf's output order: events in order, then hist entries by period,
- * then comm, DSO short name and symbol name (ascending); two symbols of one
- * name (C++ overloads: perf's names have no parameters) in the order of
- * their start, perf's collapsed tree's */
+/* perf's output order: events in order, then symbols by period (all
+ * processes' samples of a symbol together: on a recording of several
+ * programs sharing libc, perf 6.1 ranks a libc symbol by its whole
+ * period), then DSO short name and symbol name (ascending); two symbols
+ * of one name (C++ overloads: perf's names have no parameters) in the
+ * order of their start, perf's collapsed tree's */
 static int cmp_rank(const void *pa, const void *pb)
 {
 	const struct ann_sym *x = *(const struct ann_sym *const *)pa;
@@ -167,9 +141,7 @@ static int cmp_rank(const void *pa, const void *pb)
 	int c;
 	if (x->evsel != y->evsel)
 		return PA_CMP(x->evsel, y->evsel);
-	if ((c = cmp_periods(y->rank_period, x->rank_period, 1)))
-		return c;
-	if ((c = cmp_str(x->rank_comm, y->rank_comm)))
+	if ((c = cmp_periods(y->period, x->period, 1)))
 		return c;
 	if ((c = cmp_str(x->dso->short_name, y->dso->short_name)))
 		return c;
@@ -190,7 +162,7 @@ static bool shown(const struct pa_annotate *a, const struct ann_sym *s)
 		return true;
 	const struct ann_event *ev = &a->events[s->evsel];
 	double pct =
-	    ev->total_period ? 100.0 * (double)s->rank_period[0] / (double)ev->total_period : 0;
+	    ev->total_period ? 100.0 * (double)s->period[0] / (double)ev->total_period : 0;
 	return pct >= a->opts.percent_limit;
 }
 

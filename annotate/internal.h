@@ -15,13 +15,6 @@ struct ann_addr {
 	uint64_t hits, period;
 };
 
-/* A symbol's share under one comm: perf's hist entries, which rank it
- * (period per member event). */
-struct ann_comm {
-	const char *comm;
-	uint64_t *period;
-};
-
 /* One symbol of one event, or of one event group (recorded with perf
  * record -e '{a,b}': its members shown side by side, as perf does): perf's
  * annotation of a symbol. */
@@ -34,10 +27,6 @@ struct ann_sym {
 	uint64_t *nr_samples, *period; /* per member */
 	struct ann_addr *addrs;        /* one per sample until merged (hist.c), then by offset */
 	size_t nr_addrs, cap_addrs;
-	struct ann_comm *comms;
-	size_t nr_comms, cap_comms;
-	const uint64_t *rank_period; /* its first hist entry's, per member */
-	const char *rank_comm;
 	bool hidden;       /* under --percent-limit */
 	uint64_t map_base; /* the map-relative address of its start (locations') */
 };

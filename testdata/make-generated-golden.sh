@@ -5,7 +5,10 @@
 # - objsym_gen.py (data objects in call chains): objsym.sh's option sets,
 #   in its order, into golden/objsym;
 # - firstip_gen.py (rounds whose samples are not in time order, with and
-#   without sample_id_all): hits.sh's commands into golden/hits.
+#   without sample_id_all): hits.sh's commands into golden/hits;
+# - annorank_gen.py (two programs sampling one binary): the start
+#   addresses of perf annotate's symbols, in its order, into
+#   golden/annotate/rank.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export LC_ALL=C PAGER=cat PERF_PAGER=cat
@@ -41,3 +44,7 @@ for ids in "" no-ids; do
 		fi | sed "s#$tmp/##g" | grep -v '^# (Tip' >"$out/$tag-$k.txt"
 	done
 done
+mkdir -p "$here/golden/annotate"
+python3 "$here/../tests/integration/annorank_gen.py" "$tmp/rank.data" "$tmp/prog"
+HOME=$tmp perf annotate -i "$tmp/rank.data" --stdio </dev/null 2>/dev/null |
+	sed -nE 's/^ +: [0-9]+ +([0-9a-f]+) <.*>:$/\1/p' >"$here/golden/annotate/rank.txt"

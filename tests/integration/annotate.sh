@@ -263,6 +263,29 @@ if command -v python3 >/dev/null 2>&1; then
 	fi
 fi
 
+# Symbols in perf annotate's order when several programs sample one: by
+# the whole period of each symbol (perf 6.1 does not rank a symbol by one
+# process's share), ties by DSO and symbol name. annorank_gen.py's two
+# processes rank the three symbols one way by their own samples, another
+# by all; the golden copy is the start addresses in perf 6.1's order
+# (testdata/make-generated-golden.sh).
+if command -v python3 >/dev/null 2>&1; then
+	cp "$SYMFS/tmp/pa-inline/prog" rank-prog
+	python3 "$HERE/annorank_gen.py" rank.data "$WORK/rank-prog" || fail "rank: generator failed"
+	starts() { sed -nE 's/^ +: [0-9]+ +([0-9a-f]+) <.*>:$/\1/p'; }
+	if pa annotate -i rank.data --stdio >rank.cs 2>rank.err; then
+		starts <rank.cs >rank.order
+		same "rank: symbols in perf's order (golden)" "$TESTDATA/golden/annotate/rank.txt" rank.order
+	else
+		fail "rank: pa annotate failed: $(head -n 2 rank.err)"
+	fi
+	if [ $have_perf = 1 ] && [ $have_objdump = 1 ]; then
+		perf annotate -i rank.data --stdio >rank.exp 2>/dev/null
+		pa annotate -i rank.data --stdio --objdump objdump >rank.od 2>/dev/null
+		same "rank: pa annotate --objdump vs perf annotate" rank.exp rank.od
+	fi
+fi
+
 # ---- 1b. other architectures' code on this host (no perf needed) ------------------
 # A recording written by annotate_gen.py (little-endian, as this host's)
 # of one process that ran a function of another architecture (s390x, i386,
