@@ -137,7 +137,8 @@ int cmd_diff(int argc, const char **argv)
 	    OPT_INT('o', "order", &order, "n",
 	            "sort by the change of file n first (0: none; default 1)"),
 	    OPT_COUNT('q', "quiet", &quiet, "print rows only"),
-	    OPT_COUNT('v', "verbose", &verbose, "list the data files also for two files"),
+	    OPT_COUNT('v', "verbose", &verbose,
+	              "list the data files also for two files; long DSO names, symbol addresses"),
 	    OPT_BOOL('f', "force", &force, "accepted for perf's command lines"),
 	    PA_OPT_NO_PAGER(&no_pager),
 	    OPT_STRING(
@@ -178,6 +179,8 @@ int cmd_diff(int argc, const char **argv)
 	o.order = (unsigned)order;
 	o.quiet = quiet > 0;
 	o.verbose = verbose > 0;
+	/* (perf's -v: report's verbose columns too, unless -q) */
+	ro.verbose_columns = verbose > 0 && !quiet;
 	o.paths = paths;
 	ro.relative = percentage && !strcmp(percentage, "relative");
 	if (!ro.sort)
