@@ -2,8 +2,8 @@
 # make-generated-golden.sh - perf's outputs on the recordings that
 # tests/integration/*_gen.py write over the inline program, kept so that
 # the tests check pa where perf is absent. Needs perf 6.1 (the oracle).
-# - objsym_gen.py (data objects in call chains): objsym.sh's option sets,
-#   in its order, into golden/objsym;
+# - objsym_gen.py (data objects in call chains): each option set of
+#   golden/objsym/optsets (objsym.sh's), into golden/objsym/report-N.txt;
 # - firstip_gen.py (rounds whose samples are not in time order, with and
 #   without sample_id_all): hits.sh's commands into golden/hits;
 # - annorank_gen.py (two programs sampling one binary): the start
@@ -18,16 +18,13 @@ cp "$here/inline/symfs/tmp/pa-inline/prog" "$tmp/prog"
 python3 "$here/../tests/integration/objsym_gen.py" "$tmp/objsym.data" "$tmp/prog"
 out=$here/golden/objsym
 mkdir -p "$out"
-optsets=("" "--no-children" "--sort sym -g caller" "-g none --sort dso,sym"
-	"-g none --sort sym,dso -F overhead,sym,dso" "-n -g folded" "--ignore-callees ^DW"
-	"--no-children --ignore-callees ^DW -g caller")
 j=0
-for o in "${optsets[@]}"; do
+while IFS= read -r o; do
 	j=$((j + 1))
 	# shellcheck disable=SC2086
 	HOME=$tmp perf report -i "$tmp/objsym.data" --stdio $o </dev/null 2>/dev/null |
 		grep -v '^# (Tip' >"$out/report-$j.txt"
-done
+done <"$out/optsets"
 out=$here/golden/hits
 for ids in "" no-ids; do
 	tag=firstip${ids:+-$ids}

@@ -13,7 +13,7 @@ By each process's: _Z3fib... and _start (5), then main (3).
 import struct
 import sys
 
-from objsym_gen import BASE, MISC_USER, elf_info, padded, rec
+from objsym_gen import BASE, EXCLUDE_GUEST, MISC_USER, elf_info, padded, rec, write_file
 
 ST = 0x1 | 0x2 | 0x4 | 0x80 | 0x100  # IP TID TIME CPU PERIOD
 
@@ -40,15 +40,7 @@ def records(binary):
 
 
 def main(out, binary):
-    data = b"".join(records(binary))
-    attr = struct.pack("<IIQQQQQ", 1, 128, 0, 1000000, ST, 0, 1 << 20) + bytes(128 - 48)
-    ids = struct.pack("<QQ", 0, 0)
-    data_off = 104 + len(attr) + len(ids)
-    head = b"PERFILE2" + struct.pack("<QQ", 104, len(attr) + len(ids))
-    head += struct.pack("<QQQQQQ", 104, len(attr) + len(ids), data_off, len(data), 0, 0)
-    head += bytes(32)
-    with open(out, "wb") as f:
-        f.write(head + attr + ids + data)
+    write_file(out, b"".join(records(binary)), ST, 1000000, EXCLUDE_GUEST)
 
 
 if __name__ == "__main__":

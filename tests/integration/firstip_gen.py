@@ -17,7 +17,8 @@ time: all of it, in the file's order by a pass that does not sort.)
 import struct
 import sys
 
-from objsym_gen import BASE, MISC_USER, elf_info, padded, rec
+from objsym_gen import (BASE, EXCLUDE_GUEST, MISC_USER, SAMPLE_ID_ALL, elf_info, padded, rec,
+                        write_file)
 
 ST = 0x1 | 0x2 | 0x4 | 0x80 | 0x100  # IP TID TIME CPU PERIOD
 PID = 4444
@@ -49,16 +50,8 @@ def records(binary, ids):
 
 
 def main(out, binary, ids):
-    data = b"".join(records(binary, ids))
-    flags = (1 << 20) | (1 << 18 if ids else 0)  # exclude_guest, sample_id_all
-    attr = struct.pack("<IIQQQQQ", 1, 128, 0, 4000, ST, 0, flags) + bytes(128 - 48)
-    ids = struct.pack("<QQ", 0, 0)
-    data_off = 104 + len(attr) + len(ids)
-    head = b"PERFILE2" + struct.pack("<QQ", 104, len(attr) + len(ids))
-    head += struct.pack("<QQQQQQ", 104, len(attr) + len(ids), data_off, len(data), 0, 0)
-    head += bytes(32)
-    with open(out, "wb") as f:
-        f.write(head + attr + ids + data)
+    flags = EXCLUDE_GUEST | (SAMPLE_ID_ALL if ids else 0)
+    write_file(out, b"".join(records(binary, ids)), ST, 4000, flags)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ PID = 4343
 MISC_USER = 2
 MISC_MMAP_DATA = 1 << 13
 CONTEXT_USER = (1 << 64) - 512
+EXCLUDE_GUEST = 1 << 20  # (attr flags)
+SAMPLE_ID_ALL = 1 << 18
 
 
 def elf_info(path):
@@ -89,9 +91,10 @@ def records(binary):
     yield rec(68, 0, b"")
 
 
-def main(out, binary):
-    data = b"".join(records(binary))
-    attr = struct.pack("<IIQQQQQ", 1, 128, 0, 4000, ST, 0, 1 << 20) + bytes(128 - 48)
+def write_file(out, data, sample_type, period, flags):
+    """A file-mode perf.data of one cpu-clock event (no ids, no features)
+    holding the records data."""
+    attr = struct.pack("<IIQQQQQ", 1, 128, 0, period, sample_type, 0, flags) + bytes(128 - 48)
     ids = struct.pack("<QQ", 0, 0)  # one event: no ids
     data_off = 104 + len(attr) + len(ids)
     head = b"PERFILE2" + struct.pack("<QQ", 104, len(attr) + len(ids))
@@ -99,6 +102,10 @@ def main(out, binary):
     head += bytes(32)  # no features
     with open(out, "wb") as f:
         f.write(head + attr + ids + data)
+
+
+def main(out, binary):
+    write_file(out, b"".join(records(binary)), ST, 4000, EXCLUDE_GUEST)
 
 
 if __name__ == "__main__":
