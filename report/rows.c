@@ -546,29 +546,34 @@ static void branch_key(struct pa_report *r, const struct bucket *b, struct hkey 
 	}
 }
 
+/* Bucket b's earliest sample time (UINT64_MAX: none noted). */
+static uint64_t first_time_of(const struct pa_report *r, uint32_t b)
+{
+	return b < r->cap_first_time ? r->first_time[b] : UINT64_MAX;
+}
+
 static int first_time_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct row *a = pa, *b = pb;
-	const uint64_t *t = arg;
-	if (t[a->seq] != t[b->seq])
-		return t[a->seq] < t[b->seq] ? -1 : 1;
+	uint64_t x = first_time_of(arg, a->seq), y = first_time_of(arg, b->seq);
+	if (x != y)
+		return x < y ? -1 : 1;
 	return PA_CMP(a->seq, b->seq);
 }
 
 /* A summing report's rows (one per bucket, seq its index, in the order
  * the buckets were made: the file's within a round) in the order of
  * their buckets' earliest samples, which is the order perf makes its
- * entries in; seq then that order. 0 or -ENOMEM. */
-static int in_time_order(const struct pa_report *r, struct row *rows, size_t n)
+ * entries in; seq then that order. */
+static void in_time_order(const struct pa_report *r, struct row *rows, size_t n)
 {
 	bool sorted = true;
 	for (size_t i = 1; i < n && sorted; i++)
-		sorted = r->first_time[rows[i - 1].seq] <= r->first_time[rows[i].seq];
+		sorted = first_time_of(r, rows[i - 1].seq) <= first_time_of(r, rows[i].seq);
 	if (!sorted)
-		qsort_r(rows, n, sizeof(*rows), first_time_cmp, r->first_time);
+		qsort_r(rows, n, sizeof(*rows), first_time_cmp, (void *)r);
 	for (size_t i = 0; i < n; i++)
 		rows[i].seq = (uint32_t)i;
-	return 0;
 }
 
 /* Rows of one event group (members first..first+nr-1; a lone event is a
@@ -610,10 +615,8 @@ struct row *pa_rows_build(struct pa_report *r, unsigned first, unsigned nr_membe
 		w.hidden = b->filtered || !sym_passes(r, &w, b);
 		rows[n++] = w;
 	}
-	if (r->first_time && in_time_order(r, rows, n)) {
-		free(rows);
-		return NULL;
-	}
+	if (r->first_time)
+		in_time_order(r, rows, n);
 	if (r->ordered && entries_by_samples(r, nr_members, &rows, &n)) {
 		free(rows);
 		return NULL;
