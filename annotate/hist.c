@@ -95,7 +95,7 @@ static int cmp_addr(const void *pa, const void *pb)
 /* periods of a group's members, the leader's first: > 0 when x is more.
  * perf annotate ranks a group's entries by the leader's period alone: its
  * __hpp__sort compares the members' through the entries' pairs, which
- * annotate never links (all 0), so ties go to comm, DSO and symbol; the
+ * annotate never links (all 0), so ties go to DSO and symbol; the
  * callers pass nr 1. */
 static int cmp_periods(const uint64_t *x, const uint64_t *y, unsigned nr)
 {

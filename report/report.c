@@ -338,18 +338,13 @@ static int grow_totals(struct pa_report *r, unsigned n)
 /* A summing report: bucket b's earliest sample time so far, t or before. */
 static int note_first_time(struct pa_report *r, uint32_t b, uint64_t t)
 {
-	if (b >= r->cap_first_time) {
-		size_t cap = r->cap_first_time ? 2 * r->cap_first_time : 1024;
-		while (cap <= b)
-			cap *= 2;
-		uint64_t *p = realloc(r->first_time, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		pa_report_mem_grew(r, r->cap_first_time * sizeof(*p), cap * sizeof(*p));
-		for (size_t i = r->cap_first_time; i < cap; i++)
-			p[i] = UINT64_MAX;
-		r->first_time = p;
-		r->cap_first_time = cap;
+	size_t old = r->cap_first_time;
+	if (PA_GROW(r->first_time, r->cap_first_time, (size_t)b + 1, 1024))
+		return -ENOMEM;
+	if (r->cap_first_time != old) {
+		pa_report_mem_grew(r, old * sizeof(uint64_t), r->cap_first_time * sizeof(uint64_t));
+		for (size_t i = old; i < r->cap_first_time; i++)
+			r->first_time[i] = UINT64_MAX;
 	}
 	if (t < r->first_time[b])
 		r->first_time[b] = t;
@@ -367,7 +362,7 @@ static int fast_flush(struct pa_report *r, struct fast_slot *fs)
 	fs->count = 0;
 	uint64_t t = fs->time;
 	fs->time = UINT64_MAX;
-	return t != UINT64_MAX && r->first_time ? note_first_time(r, fs->bucket, t) : 0;
+	return t != UINT64_MAX && r->summing ? note_first_time(r, fs->bucket, t) : 0;
 }
 
 static struct fast_slot *fast_slot(struct pa_report *r, const struct pa_event *ev,
