@@ -3,10 +3,11 @@
  * Printing a row's call graph is mostly making it (its chains split level
  * by level, pa_cg_render_chain), and each row's is made from what the
  * report finished before printing: a second thread makes the graphs of the
- * rows ahead while the printer makes and writes its own, in row order. A
- * row's graph is made by whichever thread claims it first (the printer
- * claims the row it is at when no one has), and the helper stays at most
- * AHEAD rows in front, so the graphs waiting in memory stay few. (A small
+ * rows ahead while the printer writes them, in row order. A row's graph is
+ * made by whichever thread claims it first: both claim the first row no one
+ * has, the printer whenever the row it is at is not made yet (rather than
+ * wait while the helper makes it), and neither goes more than AHEAD rows
+ * past the printer, so the graphs waiting in memory stay few. (A small
  * recording's default report spent a third of its time making graphs:
  * bench/README.md.)
  *
@@ -98,6 +99,25 @@ struct pa_graphs *pa_graphs_start(struct pa_report *r, const struct pa_graph_job
 	return g;
 }
 
+/* The printer's turn at row i, under mu: true when it made a graph (row
+ * i's or, while the helper makes row i's, the next unclaimed row's within
+ * AHEAD: the largest graphs often come first, one after another), false
+ * when there is nothing for it to do but wait. */
+static bool printer_makes_one(struct pa_graphs *g, size_t i)
+{
+	if (g->next >= g->n || g->next >= i + AHEAD || (g->next != i && g->slots[i].done))
+		return false;
+	size_t j = g->next++;
+	pthread_mutex_unlock(&g->mu);
+	struct slot s = {0};
+	render(g, j, &s);
+	pthread_mutex_lock(&g->mu);
+	s.done = true;
+	g->slots[j] = s;
+	pthread_cond_broadcast(&g->cv);
+	return true;
+}
+
 int pa_graphs_take(struct pa_graphs *g, size_t i, char **buf, size_t *len)
 {
 	struct slot *s = &g->slots[i];
@@ -105,19 +125,9 @@ int pa_graphs_take(struct pa_graphs *g, size_t i, char **buf, size_t *len)
 		render(g, i, s);
 	} else {
 		pthread_mutex_lock(&g->mu);
-		bool mine = g->next == i; /* (rows are taken in order) */
-		if (mine)
-			g->next++;
-		pthread_mutex_unlock(&g->mu);
-		if (mine) {
-			render(g, i, s);
-		} else {
-			pthread_mutex_lock(&g->mu);
-			while (!s->done)
+		while (!s->done)
+			if (!printer_makes_one(g, i))
 				pthread_cond_wait(&g->cv, &g->mu);
-			pthread_mutex_unlock(&g->mu);
-		}
-		pthread_mutex_lock(&g->mu);
 		g->taken = i + 1;
 		pthread_cond_broadcast(&g->cv);
 		pthread_mutex_unlock(&g->mu);
