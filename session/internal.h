@@ -1,5 +1,6 @@
-/* internal.h - what the model (session.c) and the reading and ordering
- * of events (order.c) share. Nothing outside session/ includes it. */
+/* internal.h - what the model's stores (machine.c), the events applied to
+ * them (session.c) and the reading and ordering of events (order.c,
+ * handoff.c) share. Nothing outside session/ includes it. */
 #ifndef PA_SESSION_INTERNAL_H
 #define PA_SESSION_INTERNAL_H
 
@@ -109,5 +110,72 @@ bool pa_session_over_cap(const struct pa_session *s, uint64_t used, uint64_t mor
 /* order.c: the bytes the queue holds, and freeing it */
 uint64_t pa_session_queue_bytes(const struct pa_session *s);
 void pa_session_queue_release(struct pa_session *s);
+
+/* ---- the model's stores (machine.c) */
+#define HOST_PID (-1)
+
+struct pa_maps {
+	struct pa_map **v;
+	size_t n, cap;
+	size_t hint;                /* index of the last map found: samples come in runs */
+	struct pa_maps *next_alloc; /* every maps object, for freeing */
+};
+
+struct pa_thread {
+	int32_t pid, tid, ppid;
+	unsigned idx;
+	const char *comm;
+	bool comm_set;
+	/* ":TID", the name until a COMM, and the COMM that overrode it */
+	const char *default_comm, *override_comm;
+	struct pa_maps *maps;        /* shared by a thread group */
+	struct pa_thread *next_dead; /* replaced threads stay alive for samples in flight */
+};
+
+#define RECENT_THREADS 8
+
+struct pa_machine {
+	int32_t pid;
+	struct pa_dso **dsos;
+	unsigned nr_dsos, cap_dsos;
+	struct pa_u64map dso_by_hash; /* name hash -> first dso in chain */
+	struct pa_u64map threads;     /* tid -> thread */
+	/* threads found lately, by tid's low bits: samples come in runs, of
+	 * one thread per CPU taking turns */
+	struct pa_thread *recent[RECENT_THREADS];
+	struct pa_maps kmaps;
+	struct pa_dso *kernel_dso;
+	/* the first kernel MMAP: "[kernel.kallsyms]REF" and its pgoff, perf's
+	 * relocation reference (REF is "_text" from perf record) */
+	const char *kernel_ref_name;
+	uint64_t kernel_ref_addr;
+};
+
+struct dso_node {
+	struct pa_dso dso;
+	struct dso_node *next_same_hash;
+};
+
+struct pa_machine *pa_session_host(struct pa_session *s);
+struct pa_dso *pa_session_findnew_dso(struct pa_session *s, struct pa_machine *m, const char *name,
+                                      enum pa_dso_kind kind);
+void pa_dso_set_build_id(struct pa_dso *d, const uint8_t *id, uint8_t size, bool from_header);
+/* The map of addr in ms, NULL if none. hint: look at the last map found
+ * first, and remember this one (lookups from one thread only). */
+struct pa_map *pa_maps_find(struct pa_maps *ms, uint64_t addr, bool hint);
+/* Insert, cutting away what the new map overlaps (maps__fixup_overlappings). */
+int pa_maps_insert(struct pa_session *s, struct pa_maps *ms, struct pa_map *nm);
+int pa_maps_clone(struct pa_session *s, struct pa_maps *dst, const struct pa_maps *src);
+struct pa_thread *pa_machine_find_thread(struct pa_machine *m, int32_t tid);
+struct pa_thread *pa_machine_new_thread(struct pa_session *s, struct pa_machine *m, int32_t pid,
+                                        int32_t tid);
+/* perf's machine__findnew_thread, including how a thread joins its
+ * group leader's maps once its pid becomes known. */
+struct pa_thread *pa_machine_findnew_thread(struct pa_session *s, struct pa_machine *m, int32_t pid,
+                                            int32_t tid);
+int pa_thread_set_comm(struct pa_session *s, struct pa_thread *t, const char *comm);
+/* 0, or -PA_ERR_LIMIT when holding "more" bytes on top would pass the cap
+ * (session.c). */
+int pa_session_mem_check(struct pa_session *s, uint64_t more);
 
 #endif
