@@ -18,8 +18,11 @@
  * through the main file's PT_LOADs), so zero-sized symbols are extended and
  * overlaps resolved exactly as perf does even where segments' vaddr-offset
  * deltas differ; pa_sym.start/end still report ELF vaddrs.
+ *
+ * A vmlinux and kernel modules are loaded in elf_kernel.c, through the
+ * image and load steps of elfimg.h.
  */
-#include "symbols/internal.h"
+#include "symbols/elfimg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,26 +40,7 @@
 #define STT_GNU_IFUNC 10
 #endif
 
-/* One opened ELF image (a file, or decompressed memory). */
-struct elf_img {
-	int fd;
-	Elf *elf;
-	void *mem; /* malloc'd image for elf_memory(), or NULL */
-	GElf_Ehdr ehdr;
-	size_t shstrndx;
-	size_t shnum;
-	struct sec_info *secs; /* shnum entries, lazily filled */
-};
-
-struct sec_info {
-	uint64_t flags, addr, offset;
-	uint32_t type;
-	bool is_text_or_data; /* section name contains "text" or "data" */
-	bool is_text;         /* named exactly ".text" (the kernel's own) */
-	bool valid;
-};
-
-static void img_close(struct elf_img *m)
+void pa_elfimg_close(struct elf_img *m)
 {
 	if (m->elf)
 		elf_end(m->elf);
@@ -69,7 +53,7 @@ static void img_close(struct elf_img *m)
 }
 
 /* Fills m from m->elf; PA_ERR_FORMAT when it is not a usable ELF image. */
-static int img_init(struct elf_img *m, const char *what, struct pa_err *err)
+int pa_elfimg_init(struct elf_img *m, const char *what, struct pa_err *err)
 {
 	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF)
 		return pa_err_set(err, PA_ERR_FORMAT, "'%s': not an ELF file", what);
@@ -85,7 +69,7 @@ static int img_init(struct elf_img *m, const char *what, struct pa_err *err)
 	return 0;
 }
 
-static int img_open(struct elf_img *m, const char *path, struct pa_err *err)
+int pa_elfimg_open(struct elf_img *m, const char *path, struct pa_err *err)
 {
 	memset(m, 0, sizeof(*m));
 	m->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -94,9 +78,9 @@ static int img_open(struct elf_img *m, const char *path, struct pa_err *err)
 		return pa_err_set(err, e, "'%s': %s", path, pa_strerror(e));
 	}
 	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
-	int r = img_init(m, path, err);
+	int r = pa_elfimg_init(m, path, err);
 	if (r)
-		img_close(m);
+		pa_elfimg_close(m);
 	return r;
 }
 
@@ -123,7 +107,7 @@ static const struct sec_info *img_sec(struct elf_img *m, size_t idx)
 }
 
 /* Section by name (first match), with its header. */
-static Elf_Scn *img_find(struct elf_img *m, const char *name, GElf_Shdr *sh)
+Elf_Scn *pa_elfimg_find(struct elf_img *m, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(m->elf, scn))) {
@@ -138,22 +122,22 @@ static Elf_Scn *img_find(struct elf_img *m, const char *name, GElf_Shdr *sh)
 
 /* A symbol table section of the wanted type (".symtab"/SHT_SYMTAB or
  * ".dynsym"/SHT_DYNSYM, as perf looks them up), or NULL. */
-static Elf_Scn *img_symtab(struct elf_img *m, const char *name, uint32_t type, GElf_Shdr *sh)
+Elf_Scn *pa_elfimg_symtab(struct elf_img *m, const char *name, uint32_t type, GElf_Shdr *sh)
 {
-	Elf_Scn *scn = img_find(m, name, sh);
+	Elf_Scn *scn = pa_elfimg_find(m, name, sh);
 	return scn && sh->sh_type == type ? scn : NULL;
 }
 
 /* A section's data, or NULL when it has none to read: libelf hands out
  * d_buf NULL with d_size > 0 for SHT_NOBITS sections, which a hostile file
  * can give any role (string table, symbol table, notes). */
-static Elf_Data *scn_data(Elf_Scn *scn)
+Elf_Data *pa_elf_scn_data(Elf_Scn *scn)
 {
 	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 	return d && (d->d_buf || !d->d_size) ? d : NULL;
 }
 
-static size_t notes_build_id(Elf_Data *d, uint8_t *out, size_t max)
+size_t pa_elf_notes_build_id(Elf_Data *d, uint8_t *out, size_t max)
 {
 	if (!d || !d->d_buf || (d->d_type != ELF_T_NHDR && d->d_type != ELF_T_NHDR8))
 		return 0;
@@ -164,14 +148,14 @@ static size_t notes_build_id(Elf_Data *d, uint8_t *out, size_t max)
 
 /* The NT_GNU_BUILD_ID note, from SHT_NOTE sections (a debug file has no
  * loadable segments to read), else from PT_NOTE segments. 0 if none. */
-static size_t img_build_id(struct elf_img *m, uint8_t *out, size_t max)
+size_t pa_elfimg_build_id(struct elf_img *m, uint8_t *out, size_t max)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	while ((scn = elf_nextscn(m->elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
-		size_t n = notes_build_id(elf_getdata(scn, NULL), out, max);
+		size_t n = pa_elf_notes_build_id(elf_getdata(scn, NULL), out, max);
 		if (n)
 			return n;
 	}
@@ -184,7 +168,7 @@ static size_t img_build_id(struct elf_img *m, uint8_t *out, size_t max)
 			continue;
 		Elf_Data *d =
 		    elf_getdata_rawchunk(m->elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-		size_t n = notes_build_id(d, out, max);
+		size_t n = pa_elf_notes_build_id(d, out, max);
 		if (n)
 			return n;
 	}
@@ -196,7 +180,7 @@ static size_t img_build_id(struct elf_img *m, uint8_t *out, size_t max)
 static const char *img_debuglink(struct elf_img *m, uint32_t *crc)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = img_find(m, ".gnu_debuglink", &sh);
+	Elf_Scn *scn = pa_elfimg_find(m, ".gnu_debuglink", &sh);
 	if (!scn)
 		return NULL;
 	Elf_Data *d = elf_rawdata(scn, NULL);
@@ -309,7 +293,7 @@ static int img_open_minidebug(struct elf_img *main, struct elf_img *m, struct pa
 	GElf_Shdr sh;
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
-	Elf_Scn *scn = img_find(main, ".gnu_debugdata", &sh);
+	Elf_Scn *scn = pa_elfimg_find(main, ".gnu_debugdata", &sh);
 	if (!scn || sh.sh_type == SHT_NOBITS)
 		return -PA_ERR_NOT_FOUND;
 	Elf_Data *d = elf_rawdata(scn, NULL);
@@ -323,29 +307,14 @@ static int img_open_minidebug(struct elf_img *main, struct elf_img *m, struct pa
 		return r;
 	m->mem = out;
 	m->elf = elf_memory(m->mem, len);
-	r = img_init(m, ".gnu_debugdata", err);
+	r = pa_elfimg_init(m, ".gnu_debugdata", err);
 	if (r)
-		img_close(m);
+		pa_elfimg_close(m);
 	return r;
 }
 #endif
 
 /* ---- loading --------------------------------------------------------------- */
-
-struct load_ctx {
-	struct pa_symtab *t;
-	struct pa_symb b;
-	struct pa_sym_opts o;
-	struct pa_err *err;
-	/* A vmlinux (perf's dso__process_kernel_symbol()): symbols of other
-	 * sections than ".text" belong to per-section DSOs perf creates
-	 * ("[kernel.kallsyms].init.text"), not to the kernel's table, and
-	 * keys are st_value - (sh_addr - sh_offset) of the symbol's section. */
-	bool kernel;
-	/* A kernel module (.ko): kernel rules, and pa_sym.start is the key
-	 * too (perf's symbol start), an ET_REL file having no addresses. */
-	bool kmod;
-};
 
 /* perf keeps a user DSO's symbols as file offsets: st_value minus
  * (p_vaddr - p_offset) of the first PT_LOAD of the main file whose
@@ -380,7 +349,7 @@ struct opd {
 static void opd_find(struct elf_img *run, struct opd *o)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = run->ehdr.e_machine == EM_PPC64 ? img_find(run, ".opd", &sh) : NULL;
+	Elf_Scn *scn = run->ehdr.e_machine == EM_PPC64 ? pa_elfimg_find(run, ".opd", &sh) : NULL;
 	*o = (struct opd){0};
 	if (!scn || sh.sh_type != SHT_PROGBITS || !(o->data = elf_rawdata(scn, NULL)))
 		return;
@@ -421,9 +390,9 @@ static bool opd_entry(const struct opd *o, struct elf_img *run, uint64_t value, 
 static int load_pass(struct load_ctx *c, struct elf_img *syms, struct elf_img *run, Elf_Scn *symscn,
                      const GElf_Shdr *symsh)
 {
-	Elf_Data *data = scn_data(symscn);
+	Elf_Data *data = pa_elf_scn_data(symscn);
 	Elf_Scn *strscn = elf_getscn(syms->elf, symsh->sh_link);
-	Elf_Data *strs = scn_data(strscn);
+	Elf_Data *strs = pa_elf_scn_data(strscn);
 	if (!data || !strs || !symsh->sh_entsize)
 		return pa_err_set(c->err, PA_ERR_FORMAT, "bad symbol table: %s", elf_errmsg(-1));
 	size_t fsz = gelf_fsize(syms->elf, ELF_T_SYM, 1, EV_CURRENT);
@@ -513,14 +482,14 @@ static int load_pass(struct load_ctx *c, struct elf_img *syms, struct elf_img *r
 }
 
 /* Both perf passes over syms: .symtab, then .dynsym if syms has a real one. */
-static int load_passes(struct load_ctx *c, struct elf_img *syms, struct elf_img *run)
+int pa_elfload_passes(struct load_ctx *c, struct elf_img *syms, struct elf_img *run)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = img_symtab(syms, ".symtab", SHT_SYMTAB, &sh);
+	Elf_Scn *scn = pa_elfimg_symtab(syms, ".symtab", SHT_SYMTAB, &sh);
 	int r;
 	if (scn && (r = load_pass(c, syms, run, scn, &sh)) < 0)
 		return r;
-	scn = img_symtab(syms, ".dynsym", SHT_DYNSYM, &sh);
+	scn = pa_elfimg_symtab(syms, ".dynsym", SHT_DYNSYM, &sh);
 	if (scn && (r = load_pass(c, syms, run, scn, &sh)) < 0)
 		return r;
 	return 0;
@@ -535,19 +504,19 @@ static int synthesize_plt(struct load_ctx *c, struct elf_img *run)
 {
 	GElf_Shdr dynsh, relsh, pltsh;
 	size_t dynidx = 0;
-	Elf_Scn *dyn = img_symtab(run, ".dynsym", SHT_DYNSYM, &dynsh);
+	Elf_Scn *dyn = pa_elfimg_symtab(run, ".dynsym", SHT_DYNSYM, &dynsh);
 	if (!dyn)
 		return 0;
 	dynidx = elf_ndxscn(dyn);
-	Elf_Scn *rel = img_find(run, ".rela.plt", &relsh);
+	Elf_Scn *rel = pa_elfimg_find(run, ".rela.plt", &relsh);
 	if (!rel)
-		rel = img_find(run, ".rel.plt", &relsh);
-	if (!rel || relsh.sh_link != dynidx || !img_find(run, ".plt", &pltsh))
+		rel = pa_elfimg_find(run, ".rel.plt", &relsh);
+	if (!rel || relsh.sh_link != dynidx || !pa_elfimg_find(run, ".plt", &pltsh))
 		return 0;
-	Elf_Data *reldata = scn_data(rel);
-	Elf_Data *syms = scn_data(dyn);
+	Elf_Data *reldata = pa_elf_scn_data(rel);
+	Elf_Data *syms = pa_elf_scn_data(dyn);
 	Elf_Scn *strscn = elf_getscn(run->elf, dynsh.sh_link);
-	Elf_Data *strs = scn_data(strscn);
+	Elf_Data *strs = pa_elf_scn_data(strscn);
 	if (!reldata || !syms || !strs || !strs->d_size || !relsh.sh_entsize)
 		return 0;
 	if (relsh.sh_type != SHT_RELA && relsh.sh_type != SHT_REL)
@@ -617,13 +586,13 @@ static int open_debug(struct load_ctx *c, struct elf_img *main, const char *path
 {
 	struct pa_err scratch;
 	GElf_Shdr sh;
-	if (img_open(dbg, path, &scratch))
+	if (pa_elfimg_open(dbg, path, &scratch))
 		return -1;
-	if (same_file(dbg->fd, main->fd) || !img_symtab(dbg, ".symtab", SHT_SYMTAB, &sh))
+	if (same_file(dbg->fd, main->fd) || !pa_elfimg_symtab(dbg, ".symtab", SHT_SYMTAB, &sh))
 		goto reject;
 	if (c->t->build_id_len) {
 		uint8_t bid[64];
-		size_t n = img_build_id(dbg, bid, sizeof(bid));
+		size_t n = pa_elfimg_build_id(dbg, bid, sizeof(bid));
 		if (n != c->t->build_id_len || memcmp(bid, c->t->build_id, n))
 			goto reject;
 	} else if (debuglink) {
@@ -633,11 +602,11 @@ static int open_debug(struct load_ctx *c, struct elf_img *main, const char *path
 	}
 	return 0;
 reject:
-	img_close(dbg);
+	pa_elfimg_close(dbg);
 	return -1;
 }
 
-static int read_segments(struct pa_symtab *t, struct elf_img *m)
+int pa_elfload_segments(struct pa_symtab *t, struct elf_img *m)
 {
 	size_t phnum;
 	if (elf_getphdrnum(m->elf, &phnum) || !phnum)
@@ -670,11 +639,11 @@ static int load_minidebug(struct load_ctx *c, struct elf_img *main_img, struct e
 	GElf_Shdr sh;
 	if (img_open_minidebug(main_img, mini, &scratch))
 		return -PA_ERR_NOT_FOUND;
-	Elf_Scn *scn = img_symtab(mini, ".symtab", SHT_SYMTAB, &sh);
+	Elf_Scn *scn = pa_elfimg_symtab(mini, ".symtab", SHT_SYMTAB, &sh);
 	if (!scn)
 		return -PA_ERR_NOT_FOUND;
 	int r = load_pass(c, mini, main_img, scn, &sh);
-	scn = img_symtab(main_img, ".dynsym", SHT_DYNSYM, &sh);
+	scn = pa_elfimg_symtab(main_img, ".dynsym", SHT_DYNSYM, &sh);
 	if (r >= 0 && scn)
 		r = load_pass(c, main_img, main_img, scn, &sh);
 	return r < 0 ? r : 0;
@@ -700,15 +669,15 @@ static int load_symbols(struct load_ctx *c, const char *path, struct elf_img *ma
 		pa_buf_release(&o);
 		if (!t->origin || !t->symfile)
 			return -ENOMEM;
-		return load_passes(c, dbg, main_img);
+		return pa_elfload_passes(c, dbg, main_img);
 	}
 
 	t->symfile = pa_arena_strdup(&t->arena, path);
 	if (!t->symfile)
 		return -ENOMEM;
-	if (img_symtab(main_img, ".symtab", SHT_SYMTAB, &sh)) {
+	if (pa_elfimg_symtab(main_img, ".symtab", SHT_SYMTAB, &sh)) {
 		t->origin = ".symtab";
-		return load_passes(c, main_img, main_img);
+		return pa_elfload_passes(c, main_img, main_img);
 	}
 #ifdef PA_HAVE_LZMA
 	if (!c->o.no_minidebuginfo) {
@@ -717,17 +686,17 @@ static int load_symbols(struct load_ctx *c, const char *path, struct elf_img *ma
 			t->origin = "minidebuginfo";
 			return r;
 		}
-		img_close(mini);
+		pa_elfimg_close(mini);
 	}
 #else
 	(void)mini;
 #endif
-	t->origin = img_symtab(main_img, ".dynsym", SHT_DYNSYM, &sh) ? ".dynsym" : "none";
-	return load_passes(c, main_img, main_img);
+	t->origin = pa_elfimg_symtab(main_img, ".dynsym", SHT_DYNSYM, &sh) ? ".dynsym" : "none";
+	return pa_elfload_passes(c, main_img, main_img);
 }
 
 /* What every loader starts with: the options, libelf, an empty table. */
-static int load_begin(struct load_ctx *c, const struct pa_sym_opts *opts)
+int pa_elfload_begin(struct load_ctx *c, const struct pa_sym_opts *opts)
 {
 	int r;
 	pa_symb_init(&c->b);
@@ -741,9 +710,7 @@ static int load_begin(struct load_ctx *c, const struct pa_sym_opts *opts)
 	return 0;
 }
 
-/* What every loader ends with: the table, or NULL with errno when r
- * (an error) says it failed. */
-static struct pa_symtab *load_end(struct load_ctx *c, int r)
+struct pa_symtab *pa_elfload_end(struct load_ctx *c, int r)
 {
 	pa_symb_release(&c->b);
 	if (r) {
@@ -783,8 +750,8 @@ static struct pa_symtab *load_elf_img(struct load_ctx *c, const char *path,
 	struct pa_elfidx_src src;
 	char *idx = NULL, *dbg_path = NULL;
 	t->elf_type = main_img->ehdr.e_type;
-	t->build_id_len = img_build_id(main_img, t->build_id, sizeof(t->build_id));
-	int r = read_segments(t, main_img);
+	t->build_id_len = pa_elfimg_build_id(main_img, t->build_id, sizeof(t->build_id));
+	int r = pa_elfload_segments(t, main_img);
 	if (r)
 		goto out;
 	uint32_t crc = 0;
@@ -810,10 +777,10 @@ out:
 		pa_err_set(err, r, "out of memory");
 	free(idx);
 	free(dbg_path);
-	img_close(&mini);
-	img_close(&dbg);
-	img_close(main_img);
-	return load_end(c, r);
+	pa_elfimg_close(&mini);
+	pa_elfimg_close(&dbg);
+	pa_elfimg_close(main_img);
+	return pa_elfload_end(c, r);
 }
 
 struct pa_symtab *pa_symtab_load_elf(const char *path, const struct pa_sym_opts *opts,
@@ -823,8 +790,8 @@ struct pa_symtab *pa_symtab_load_elf(const char *path, const struct pa_sym_opts 
 	struct elf_img main_img = {.fd = -1};
 	int r;
 
-	if ((r = load_begin(&c, opts)) || (r = img_open(&main_img, path, err)))
-		return load_end(&c, r);
+	if ((r = pa_elfload_begin(&c, opts)) || (r = pa_elfimg_open(&main_img, path, err)))
+		return pa_elfload_end(&c, r);
 	return load_elf_img(&c, path, &main_img, err);
 }
 
@@ -835,279 +802,18 @@ struct pa_symtab *pa_symtab_load_elf_mem(const char *name, const void *data, siz
 	struct elf_img main_img = {.fd = -1};
 	int r;
 
-	if ((r = load_begin(&c, opts)))
-		return load_end(&c, r);
+	if ((r = pa_elfload_begin(&c, opts)))
+		return pa_elfload_end(&c, r);
 	/* a copy: the image lives as long as the loader needs it, whatever
 	 * the caller's memory is (a mapping such as the running vdso) */
 	main_img.mem = malloc(len ? len : 1);
 	if (!main_img.mem)
-		return load_end(&c, pa_err_set(err, -ENOMEM, "out of memory"));
+		return pa_elfload_end(&c, pa_err_set(err, -ENOMEM, "out of memory"));
 	memcpy(main_img.mem, data, len);
 	main_img.elf = elf_memory(main_img.mem, len);
-	if ((r = img_init(&main_img, name, err))) {
-		img_close(&main_img);
-		return load_end(&c, r);
+	if ((r = pa_elfimg_init(&main_img, name, err))) {
+		pa_elfimg_close(&main_img);
+		return pa_elfload_end(&c, r);
 	}
 	return load_elf_img(&c, name, &main_img, err);
-}
-
-/* ---- vmlinux (perf report --vmlinux) ---------------------------------------- */
-
-/* perf's elf_read_build_id(): the first section named ".note.gnu.build-id",
- * else ".notes", else ".note" - only that one - holds the id or nothing. */
-static size_t img_perf_build_id(struct elf_img *m, uint8_t *out, size_t max)
-{
-	static const char *const names[] = {".note.gnu.build-id", ".notes", ".note"};
-	GElf_Shdr sh;
-	Elf_Scn *scn = NULL;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !scn; i++)
-		scn = img_find(m, names[i], &sh);
-	return scn ? notes_build_id(scn_data(scn), out, max) : 0;
-}
-
-int pa_sym_vmlinux_build_id(const char *path, uint8_t *out, size_t max, size_t *len,
-                            struct pa_err *err)
-{
-	struct elf_img m;
-	*len = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return pa_err_set(err, PA_ERR_UNSUPPORTED, "libelf: %s", elf_errmsg(-1));
-	int r = img_open(&m, path, err);
-	if (r)
-		return r;
-	*len = img_perf_build_id(&m, out, max);
-	img_close(&m);
-	return 0;
-}
-
-/* The value of the first symbol called name in a symbol table (perf looks
- * at every entry, whatever its type or section). */
-static bool find_value(struct elf_img *m, Elf_Scn *symscn, const GElf_Shdr *symsh, const char *name,
-                       uint64_t *value)
-{
-	Elf_Data *data = scn_data(symscn);
-	Elf_Data *strs = scn_data(elf_getscn(m->elf, symsh->sh_link));
-	size_t fsz = gelf_fsize(m->elf, ELF_T_SYM, 1, EV_CURRENT);
-	if (!data || !strs || !fsz)
-		return false;
-	size_t n = data->d_size / fsz, len = strlen(name);
-	for (size_t i = 0; i < n; i++) {
-		GElf_Sym sym;
-		if (!gelf_getsym(data, (int)i, &sym) || sym.st_name >= strs->d_size ||
-		    strs->d_size - sym.st_name <= len)
-			continue;
-		if (!memcmp((const char *)strs->d_buf + sym.st_name, name, len + 1)) {
-			*value = sym.st_value;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The kernel image facts pa_symtab_kimage() reports: .text, and the
- * relocation reference symbol from .symtab, else .dynsym (perf looks for it
- * in each pass until it has it). */
-static void read_kimage(struct pa_symtab *t, struct elf_img *m, const char *ref_name)
-{
-	GElf_Shdr sh;
-	if (img_find(m, ".text", &sh)) {
-		t->kimage.has_text = true;
-		t->kimage.text_addr = sh.sh_addr;
-		t->kimage.text_offset = sh.sh_offset;
-		t->kimage.text_size = sh.sh_size;
-	}
-	if (!ref_name || !*ref_name)
-		return;
-	Elf_Scn *scn = img_symtab(m, ".symtab", SHT_SYMTAB, &sh);
-	uint64_t v = 0;
-	bool found = scn && find_value(m, scn, &sh, ref_name, &v);
-	if (!found && (scn = img_symtab(m, ".dynsym", SHT_DYNSYM, &sh)))
-		found = find_value(m, scn, &sh, ref_name, &v);
-	/* perf treats a reference at 0 as not found */
-	t->kimage.has_ref = found && v;
-	t->kimage.ref_value = v;
-}
-
-struct pa_symtab *pa_symtab_load_vmlinux(const char *path, const char *ref_name,
-                                         const struct pa_sym_opts *opts, struct pa_err *err)
-{
-	struct load_ctx c = {.err = err, .kernel = true};
-	struct elf_img m = {.fd = -1};
-	GElf_Shdr sh;
-	int r;
-
-	if ((r = load_begin(&c, opts)))
-		goto out;
-	if ((r = img_open(&m, path, err)))
-		goto out;
-	/* perf: "if the vmlinux is stripped, fail" - its .dynsym (if any)
-	 * is only read after a .symtab */
-	if (!img_symtab(&m, ".symtab", SHT_SYMTAB, &sh)) {
-		r = pa_err_set(err, -PA_ERR_NOT_FOUND, "'%s': no .symtab (stripped)", path);
-		goto out;
-	}
-	c.t->elf_type = m.ehdr.e_type;
-	c.t->build_id_len = img_build_id(&m, c.t->build_id, sizeof(c.t->build_id));
-	c.t->origin = ".symtab";
-	c.t->symfile = pa_arena_strdup(&c.t->arena, path);
-	if (!c.t->symfile) {
-		r = pa_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	read_kimage(c.t, &m, ref_name);
-	r = read_segments(c.t, &m);
-	if (!r)
-		r = load_passes(&c, &m, &m);
-	if (!r)
-		r = pa_symtab_freeze(c.t, &c.b, false);
-	if (r == -ENOMEM)
-		pa_err_set(err, r, "out of memory");
-out:
-	img_close(&m);
-	return load_end(&c, r);
-}
-
-/* ---- kernel modules (a .ko, found by perf's dso__load() for a module) ------- */
-
-enum pa_kmod_comp pa_kmod_comp_of(const char *name)
-{
-	/* perf's kmod_path__parse(): "[name]" is a module by name only;
-	 * else NAME.ko.gz / NAME.ko.xz, the ".ko" not at the very start of
-	 * the file name */
-	const char *base = strrchr(name, '/');
-	base = base ? base + 1 : name;
-	const char *ext = strrchr(name, '.');
-	if (base[0] == '[' || !ext || ext - 3 <= base || strncmp(ext - 3, ".ko", 3))
-		return PA_KMOD_PLAIN;
-	if (!strcmp(ext + 1, "gz"))
-		return PA_KMOD_GZIP;
-	if (!strcmp(ext + 1, "xz"))
-		return PA_KMOD_XZ;
-	return PA_KMOD_PLAIN;
-}
-
-static int read_fd_all(int fd, const char *path, uint8_t **out, size_t *len, struct pa_err *err)
-{
-	size_t cap = 1 << 16, n = 0;
-	uint8_t *buf = malloc(cap);
-	if (!buf)
-		return pa_err_set(err, -ENOMEM, "out of memory");
-	for (;;) {
-		if (n == cap) {
-			if (cap >= PA_INFLATE_MAX) {
-				free(buf);
-				return pa_err_set(err, PA_ERR_LIMIT, "'%s': too large", path);
-			}
-			uint8_t *p = realloc(buf, cap * 2);
-			if (!p) {
-				free(buf);
-				return pa_err_set(err, -ENOMEM, "out of memory");
-			}
-			buf = p;
-			cap *= 2;
-		}
-		ssize_t got = pread(fd, buf + n, cap - n, (off_t)n);
-		if (got < 0) {
-			int e = -errno;
-			free(buf);
-			return pa_err_set(err, e, "'%s': %s", path, pa_strerror(e));
-		}
-		if (!got)
-			break;
-		n += (size_t)got;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
-/* Opens a module file: inflated when it is compressed the way comp says
- * (perf checks the magic: a plain file is read as it is). */
-static int kmod_open(struct elf_img *m, const char *path, enum pa_kmod_comp comp,
-                     struct pa_err *err)
-{
-	static const uint8_t gz_magic[2] = {0x1f, 0x8b};
-	static const uint8_t xz_magic[6] = {0xfd, '7', 'z', 'X', 'Z', 0x00};
-	uint8_t head[6] = {0};
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = -errno;
-		return pa_err_set(err, e, "'%s': %s", path, pa_strerror(e));
-	}
-	ssize_t got = pread(fd, head, sizeof(head), 0);
-	bool gz = comp == PA_KMOD_GZIP && got >= 2 && !memcmp(head, gz_magic, 2);
-	bool xz = comp == PA_KMOD_XZ && got >= 6 && !memcmp(head, xz_magic, 6);
-	if (!gz && !xz) {
-		close(fd);
-		return img_open(m, path, err);
-	}
-	uint8_t *raw = NULL, *img = NULL;
-	size_t rawlen = 0, imglen = 0;
-	int r = read_fd_all(fd, path, &raw, &rawlen, err);
-	close(fd);
-	if (r)
-		return r;
-	char *what = pa_asprintf("'%s'", path);
-	if (!what) {
-		r = pa_err_set(err, -ENOMEM, "out of memory");
-	} else if (gz) {
-		r = pa_inflate_gzip(raw, rawlen, what, &img, &imglen, err);
-	} else {
-#ifdef PA_HAVE_LZMA
-		r = pa_inflate_xz(raw, rawlen, what, &img, &imglen, err);
-#else
-		r = pa_err_set(err, PA_ERR_UNSUPPORTED, "'%s': built without xz support", path);
-#endif
-	}
-	free(what);
-	free(raw);
-	if (r)
-		return r;
-	memset(m, 0, sizeof(*m));
-	m->fd = -1;
-	m->mem = img;
-	m->elf = elf_memory((char *)img, imglen);
-	r = img_init(m, path, err);
-	if (r)
-		img_close(m);
-	return r;
-}
-
-struct pa_symtab *pa_symtab_load_kmod(const char *path, enum pa_kmod_comp comp,
-                                      const struct pa_sym_insert *late, size_t nr_late,
-                                      const struct pa_sym_opts *opts, struct pa_err *err)
-{
-	struct load_ctx c = {.err = err, .kernel = true, .kmod = true};
-	struct elf_img m = {.fd = -1};
-	GElf_Shdr sh;
-	int r;
-
-	if ((r = load_begin(&c, opts)))
-		goto out;
-	if ((r = kmod_open(&m, path, comp, err)))
-		goto out;
-	c.t->elf_type = m.ehdr.e_type;
-	/* what perf checks a module against: at most 20 bytes */
-	c.t->build_id_len = img_perf_build_id(&m, c.t->build_id, 20);
-	if (!img_symtab(&m, ".symtab", SHT_SYMTAB, &sh)) {
-		r = pa_err_set(err, -PA_ERR_NOT_FOUND, "'%s': no .symtab", path);
-		goto out;
-	}
-	c.t->origin = ".symtab";
-	c.t->symfile = pa_arena_strdup(&c.t->arena, path);
-	if (!c.t->symfile) {
-		r = pa_err_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	read_kimage(c.t, &m, NULL);
-	r = load_passes(&c, &m, &m);
-	if (!r && (r = pa_symb_insert_all(&c.b, &c.t->arena, late, nr_late)))
-		pa_err_set(err, r, "out of memory");
-	if (!r)
-		r = pa_symtab_freeze(c.t, &c.b, false);
-	if (r == -ENOMEM)
-		pa_err_set(err, r, "out of memory");
-out:
-	img_close(&m);
-	return load_end(&c, r);
 }
