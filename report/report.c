@@ -478,8 +478,12 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 		r->need_cpu |= r->keys[i] == K_CPU;
 	if (r->chains && pa_stream_start(r))
 		return pa_err_set(err, -ENOMEM, "out of memory");
-	r->fast = calloc(FAST_SLOTS, sizeof(*r->fast));
-	if (!r->fast || grow_totals(r, pa_file_nr_evsels(f) + 1))
+	/* the fast slots of a flat report's samples (512 KB: call-chain and
+	 * branch samples go their own ways and would only fault them in) */
+	bool flat = !r->chains && !r->branch;
+	if (flat && !(r->fast = calloc(FAST_SLOTS, sizeof(*r->fast))))
+		return pa_err_set(err, -ENOMEM, "out of memory");
+	if (grow_totals(r, pa_file_nr_evsels(f) + 1))
 		return pa_err_set(err, -ENOMEM, "out of memory");
 	if (r->filter.has_cpus)
 		for (unsigned i = 0; i < pa_file_nr_evsels(f); i++)
@@ -507,7 +511,7 @@ int pa_report_run(struct pa_report *r, struct pa_err *err)
 	/* (in file order, perf's entries are made in that order too) */
 	r->summing = summing && pa_session_in_time_order(r->session);
 	int ret = pa_session_process(r->session, on_sample, r, err);
-	for (size_t i = 0; !r->chains && !r->branch && i < FAST_SLOTS; i++)
+	for (size_t i = 0; flat && i < FAST_SLOTS; i++)
 		if (fast_flush(r, &r->fast[i]) && !ret)
 			ret = -ENOMEM;
 	int sret = r->chains ? pa_stream_finish(r) : 0;
