@@ -25,10 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-struct pa_bcache {
-	char *dir;
-};
-
 static const char *const kind_names[] = {
     [PA_BCACHE_ELF] = "elf",   [PA_BCACHE_DEBUG] = "debug",       [PA_BCACHE_KALLSYMS] = "kallsyms",
     [PA_BCACHE_VDSO] = "vdso", [PA_BCACHE_PERF_MAP] = "perf-map", [PA_BCACHE_KCORE] = "kcore",
@@ -45,8 +41,6 @@ const char *pa_bcache_kind_name(enum pa_bcache_kind kind)
 		return kind_names[kind];
 	return NULL;
 }
-
-#define ENOMEM_ERR(err) pa_err_set(err, -ENOMEM, "out of memory")
 
 /* ---- open / close -------------------------------------------------------- */
 
@@ -118,7 +112,7 @@ static bool good_component(const char *p, size_t l)
 }
 
 /* Relative path of a DSO under DIR, pointing into dso_name. */
-static int dso_rel(const char *name, const char **rel, struct pa_err *err)
+int pa_bcache__dso_rel(const char *name, const char **rel, struct pa_err *err)
 {
 	const char *p;
 	size_t n;
@@ -154,7 +148,7 @@ static int dso_rel(const char *name, const char **rel, struct pa_err *err)
 /* The <dso>/<hex> part of a link target "../../<dso>/<hex>" (perf may write
  * "../..//<dso>/<hex>" when its directory had a trailing slash), or NULL when
  * the target has another shape (it would point outside the cache). */
-static const char *target_rel(const char *t)
+const char *pa_bcache__target_rel(const char *t)
 {
 	const char *p;
 
@@ -175,7 +169,7 @@ static const char *target_rel(const char *t)
 	return p;
 }
 
-static bool is_hex(const char *s, size_t n)
+bool pa_bcache__is_hex(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
@@ -184,7 +178,7 @@ static bool is_hex(const char *s, size_t n)
 	return true;
 }
 
-static int check_id(const struct pa_buildid *id, char hex[41], struct pa_err *err)
+int pa_bcache__check_id(const struct pa_buildid *id, char hex[41], struct pa_err *err)
 {
 	if (!id || !pa_buildid_is_defined(id))
 		return pa_err_set(err, -EINVAL, "undefined build-id");
@@ -192,13 +186,13 @@ static int check_id(const struct pa_buildid *id, char hex[41], struct pa_err *er
 	return 0;
 }
 
-static char *link_path(const struct pa_bcache *c, const char *hex)
+char *pa_bcache__link_path(const struct pa_bcache *c, const char *hex)
 {
 	return pa_asprintf("%s/.build-id/%.2s/%s", c->dir, hex, hex + 2);
 }
 
 /* readlink into a malloc'd string; NULL with *e = errno on failure. */
-static char *read_link(const char *path, int *e)
+char *pa_bcache__read_link(const char *path, int *e)
 {
 	char buf[PATH_MAX];
 	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
@@ -226,7 +220,7 @@ char *pa_bcache_find_perf_kcore(const struct pa_bcache *c, const struct pa_build
 	char hex[41], best[64] = "", *dir, *p = NULL;
 	struct dirent *de;
 	DIR *d;
-	if (!c || check_id(id, hex, NULL) < 0 ||
+	if (!c || pa_bcache__check_id(id, hex, NULL) < 0 ||
 	    !(dir = pa_asprintf("%s/[kernel.kcore]/%s", c->dir, hex)))
 		return NULL;
 	if ((d = opendir(dir))) {
@@ -250,7 +244,7 @@ char *pa_bcache_find_perf_kcore(const struct pa_bcache *c, const struct pa_build
 	return p;
 }
 
-static bool is_dir(const char *path)
+bool pa_bcache__is_dir(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -361,12 +355,12 @@ static char *linked_rel(const struct pa_bcache *c, const struct pa_buildid *id,
 
 	if (!c)
 		return pa_err_set(err, -EINVAL, "invalid argument"), NULL;
-	if (check_id(id, hex, err) < 0)
+	if (pa_bcache__check_id(id, hex, err) < 0)
 		return NULL;
-	lp = link_path(c, hex);
+	lp = pa_bcache__link_path(c, hex);
 	if (!lp)
 		return ENOMEM_ERR(err), NULL;
-	t = read_link(lp, &e);
+	t = pa_bcache__read_link(lp, &e);
 	if (!t) {
 		if (e == ENOENT)
 			pa_err_set(err, PA_ERR_NOT_FOUND, "build-id %s is not cached", hex);
@@ -377,7 +371,7 @@ static char *linked_rel(const struct pa_bcache *c, const struct pa_buildid *id,
 		free(lp);
 		return NULL;
 	}
-	tr = target_rel(t);
+	tr = pa_bcache__target_rel(t);
 	if (!tr)
 		pa_err_set(err, PA_ERR_FORMAT, "'%s': unexpected link target '%s'", lp, t);
 	else if (!(rel = strdup(tr)))
@@ -396,7 +390,7 @@ char *pa_bcache_find(const struct pa_bcache *c, const struct pa_buildid *id,
 
 	if (!c || !kname)
 		return pa_err_set(err, -EINVAL, "invalid argument"), NULL;
-	if (check_id(id, hex, err) < 0)
+	if (pa_bcache__check_id(id, hex, err) < 0)
 		return NULL;
 
 	if (kind == PA_BCACHE_KALLSYMS) {
@@ -412,7 +406,7 @@ char *pa_bcache_find(const struct pa_bcache *c, const struct pa_buildid *id,
 		free(p);
 	}
 
-	lp = link_path(c, hex);
+	lp = pa_bcache__link_path(c, hex);
 	if (!lp)
 		return ENOMEM_ERR(err), NULL;
 	if (lstat(lp, &st) == 0 && S_ISREG(st.st_mode))
@@ -448,7 +442,7 @@ char *pa_bcache_entry_dir(const struct pa_bcache *c, const struct pa_buildid *id
 }
 
 /* "/usr/lib/x.so" or "[kernel.kallsyms]" from "usr/lib/x.so/<hex>". */
-static char *rel_to_dso_name(const char *rel)
+char *pa_bcache__rel_to_dso_name(const char *rel)
 {
 	const char *slash = strrchr(rel, '/');
 	int n = slash ? (int)(slash - rel) : (int)strlen(rel);
@@ -465,7 +459,7 @@ char *pa_bcache_dso_name(const struct pa_bcache *c, const struct pa_buildid *id,
 
 	if (!rel)
 		return NULL;
-	name = rel_to_dso_name(rel);
+	name = pa_bcache__rel_to_dso_name(rel);
 	free(rel);
 	if (!name)
 		ENOMEM_ERR(err);
@@ -568,9 +562,9 @@ static int ensure_link(struct pa_bcache *c, const char *rel, const char *hex, st
 			goto out;
 		}
 		free(cur);
-		cur = read_link(lp, &e);
+		cur = pa_bcache__read_link(lp, &e);
 		if (cur) {
-			tr = target_rel(cur);
+			tr = pa_bcache__target_rel(cur);
 			if (tr && !strcmp(tr, want))
 				break; /* already ours */
 			if (stat(lp, &st) == 0)
@@ -674,10 +668,10 @@ static int add_common(struct pa_bcache *c, const struct src *s, const char *dso_
 
 	if (!c || !kname)
 		return pa_err_set(err, -EINVAL, "invalid argument");
-	ret = check_id(id, hex, err);
+	ret = pa_bcache__check_id(id, hex, err);
 	if (ret < 0)
 		return ret;
-	ret = dso_rel(dso_name, &rel, err);
+	ret = pa_bcache__dso_rel(dso_name, &rel, err);
 	if (ret < 0)
 		return ret;
 	entry = pa_asprintf("%s/%s/%s", c->dir, rel, hex);
@@ -793,318 +787,4 @@ int pa_bcache_add_mem(struct pa_bcache *c, const void *data, size_t len, const c
 	if (!data && len)
 		return pa_err_set(err, -EINVAL, "invalid argument");
 	return add_common(c, &s, dso_name, id, kind, err);
-}
-
-/* ---- remove / purge ------------------------------------------------------ */
-
-int pa_bcache_remove(struct pa_bcache *c, const struct pa_buildid *id, struct pa_err *err)
-{
-	char hex[41], *lp, *t = NULL, *entry = NULL;
-	const char *tr;
-	struct stat st;
-	int ret, e = 0;
-
-	if (!c)
-		return pa_err_set(err, -EINVAL, "invalid argument");
-	ret = check_id(id, hex, err);
-	if (ret < 0)
-		return ret;
-	lp = link_path(c, hex);
-	if (!lp)
-		return ENOMEM_ERR(err);
-	if (lstat(lp, &st) < 0) {
-		if (errno == ENOENT)
-			ret = pa_err_set(err, PA_ERR_NOT_FOUND, "build-id %s is not cached", hex);
-		else
-			ret = pa_err_set(err, -errno, "'%s': %s", lp, strerror(errno));
-		goto out;
-	}
-	if (S_ISREG(st.st_mode)) { /* old style */
-		if (unlink(lp) < 0)
-			ret = pa_err_set(err, -errno, "'%s': %s", lp, strerror(errno));
-		goto out;
-	}
-	if (!S_ISLNK(st.st_mode)) {
-		ret = pa_err_set(err, PA_ERR_FORMAT, "'%s': not a link", lp);
-		goto out;
-	}
-	t = read_link(lp, &e);
-	if (!t) {
-		ret = pa_err_set(err, e == ENOENT ? PA_ERR_NOT_FOUND : -e, "'%s': %s", lp,
-				 strerror(e));
-		goto out;
-	}
-	/* Unlink first: the entry disappears atomically for readers. */
-	if (unlink(lp) < 0) {
-		ret = pa_err_set(err, errno == ENOENT ? PA_ERR_NOT_FOUND : -errno, "'%s': %s", lp,
-				 strerror(errno));
-		goto out;
-	}
-	tr = target_rel(t);
-	if (!tr)
-		goto out; /* a foreign link: removing it is all we dare do */
-	entry = pa_asprintf("%s/%s", c->dir, tr);
-	if (!entry) {
-		ret = ENOMEM_ERR(err);
-		goto out;
-	}
-	ret = pa_rm_rf_at(AT_FDCWD, entry);
-	if (ret < 0)
-		pa_err_set(err, ret, "'%s': %s", entry, strerror(-ret));
-out:
-	free(entry);
-	free(t);
-	free(lp);
-	return ret;
-}
-
-/* An id directory holds only files (elf, debug, probes, temporaries...); a
- * hex-named directory with subdirectories is part of some other DSO path. */
-static bool only_files(int dirfd, const char *name)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct dirent *de;
-	bool ok = true;
-	DIR *d;
-
-	if (fd < 0)
-		return false;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return false;
-	}
-	while ((de = readdir(d)) != NULL) {
-		struct stat st;
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
-			ok = false;
-			break;
-		}
-	}
-	closedir(d);
-	return ok;
-}
-
-int pa_bcache_purge(struct pa_bcache *c, const char *dso_name, struct pa_err *err)
-{
-	const char *rel;
-	char *dpath;
-	struct dirent *de;
-	DIR *d;
-	int ret, count = 0;
-
-	if (!c)
-		return pa_err_set(err, -EINVAL, "invalid argument");
-	ret = dso_rel(dso_name, &rel, err);
-	if (ret < 0)
-		return ret;
-	dpath = pa_asprintf("%s/%s", c->dir, rel);
-	if (!dpath)
-		return ENOMEM_ERR(err);
-	d = opendir(dpath);
-	if (!d) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			ret = pa_err_set(err, PA_ERR_NOT_FOUND, "'%s': nothing cached", dso_name);
-		else
-			ret = pa_err_set(err, -errno, "'%s': %s", dpath, strerror(errno));
-		free(dpath);
-		return ret;
-	}
-	while ((de = readdir(d)) != NULL) {
-		struct pa_buildid id;
-		struct stat st;
-		char hex[41], *lp, *t, *want;
-		int e = 0;
-
-		if (pa_buildid_from_hex(de->d_name, &id) < 0)
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode) && !only_files(dirfd(d), de->d_name))
-			continue;
-		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
-			continue;
-		pa_buildid_to_hex(&id, hex);
-		lp = link_path(c, hex);
-		want = pa_asprintf("%s/%s", rel, de->d_name);
-		if (!lp || !want) {
-			free(lp);
-			free(want);
-			ret = ENOMEM_ERR(err);
-			break;
-		}
-		t = read_link(lp, &e);
-		if (t) {
-			const char *tr = target_rel(t);
-			if (tr && !strcmp(tr, want))
-				unlink(lp);
-			free(t);
-		}
-		free(lp);
-		free(want);
-		ret = pa_rm_rf_at(dirfd(d), de->d_name);
-		if (ret < 0) {
-			pa_err_set(err, ret, "'%s/%s': %s", dpath, de->d_name, strerror(-ret));
-			break;
-		}
-		count++;
-	}
-	closedir(d);
-	free(dpath);
-	return ret < 0 ? ret : count;
-}
-
-/* ---- foreach ------------------------------------------------------------- */
-
-
-static int filter_head(const struct dirent *de)
-{
-	return strlen(de->d_name) == 2 && is_hex(de->d_name, 2);
-}
-
-static int filter_tail(const struct dirent *de)
-{
-	size_t n = strlen(de->d_name);
-	return n >= 2 && n <= 2 * PA_BUILDID_MAX - 2 && n % 2 == 0 && is_hex(de->d_name, n);
-}
-
-static void free_dirents(struct dirent **v, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-int pa_bcache_foreach(const struct pa_bcache *c,
-		      int (*cb)(void *ctx, const struct pa_buildid *id, const char *dso_name,
-				const char *path),
-		      void *ctx, struct pa_err *err)
-{
-	struct dirent **heads = NULL;
-	char *top;
-	int nh, ret = 0;
-
-	if (!c || !cb)
-		return pa_err_set(err, -EINVAL, "invalid argument");
-	top = pa_asprintf("%s/.build-id", c->dir);
-	if (!top)
-		return ENOMEM_ERR(err);
-	nh = scandir(top, &heads, filter_head, alphasort);
-	if (nh < 0) {
-		if (errno == ENOENT)
-			ret = 0; /* no cache yet: nothing to list */
-		else
-			ret = pa_err_set(err, -errno, "'%s': %s", top, strerror(errno));
-		free(top);
-		return ret;
-	}
-	for (int i = 0; i < nh && ret == 0; i++) {
-		struct dirent **tails = NULL;
-		char *sub = pa_asprintf("%s/%s", top, heads[i]->d_name);
-		int nt;
-
-		if (!sub) {
-			ret = ENOMEM_ERR(err);
-			break;
-		}
-		nt = scandir(sub, &tails, filter_tail, alphasort);
-		if (nt < 0) {
-			free(sub);
-			continue; /* not a directory, or vanished */
-		}
-		for (int j = 0; j < nt && ret == 0; j++) {
-			char hex[41], *lp, *t, *entry = NULL, *name = NULL;
-			struct pa_buildid id;
-			struct stat st;
-			int e = 0;
-
-			snprintf(hex, sizeof(hex), "%.2s%.38s", heads[i]->d_name, tails[j]->d_name);
-			if (pa_buildid_from_hex(hex, &id) < 0)
-				continue;
-			lp = pa_asprintf("%s/%s", sub, tails[j]->d_name);
-			if (!lp) {
-				ret = ENOMEM_ERR(err);
-				break;
-			}
-			if (lstat(lp, &st) == 0 && S_ISREG(st.st_mode)) {
-				ret = cb(ctx, &id, NULL, lp);
-				free(lp);
-				continue;
-			}
-			t = read_link(lp, &e);
-			if (t) {
-				const char *tr = target_rel(t);
-				if (tr) {
-					entry = pa_asprintf("%s/%s", c->dir, tr);
-					name = rel_to_dso_name(tr);
-					if (!entry || !name)
-						ret = ENOMEM_ERR(err);
-					else if (is_dir(entry))
-						ret = cb(ctx, &id, name, entry);
-				}
-				free(t);
-			}
-			free(entry);
-			free(name);
-			free(lp);
-		}
-		free_dirents(tails, nt);
-		free(sub);
-	}
-	free_dirents(heads, nh);
-	free(top);
-	return ret;
-}
-
-static int filter_id_dir(const struct dirent *de)
-{
-	size_t n = strlen(de->d_name);
-	return n >= 2 && n <= 2 * PA_BUILDID_MAX && n % 2 == 0 && is_hex(de->d_name, n);
-}
-
-int pa_bcache_foreach_dso(const struct pa_bcache *c, const char *dso_name,
-			  int (*cb)(void *ctx, const struct pa_buildid *id, const char *dso_name,
-				    const char *path),
-			  void *ctx, struct pa_err *err)
-{
-	struct dirent **ents = NULL;
-	const char *rel;
-	char *dpath;
-	int n, ret;
-
-	if (!c || !cb)
-		return pa_err_set(err, -EINVAL, "invalid argument");
-	ret = dso_rel(dso_name, &rel, err);
-	if (ret < 0)
-		return ret;
-	dpath = pa_asprintf("%s/%s", c->dir, rel);
-	if (!dpath)
-		return ENOMEM_ERR(err);
-	n = scandir(dpath, &ents, filter_id_dir, alphasort);
-	if (n < 0) {
-		ret = errno == ENOENT || errno == ENOTDIR
-			      ? 0
-			      : pa_err_set(err, -errno, "'%s': %s", dpath, strerror(errno));
-		free(dpath);
-		return ret;
-	}
-	for (int i = 0; i < n && ret == 0; i++) {
-		struct pa_buildid id;
-		char *entry;
-		if (pa_buildid_from_hex(ents[i]->d_name, &id) < 0)
-			continue;
-		entry = pa_asprintf("%s/%s", dpath, ents[i]->d_name);
-		if (!entry) {
-			ret = ENOMEM_ERR(err);
-			break;
-		}
-		if (is_dir(entry) && only_files(AT_FDCWD, entry))
-			ret = cb(ctx, &id, dso_name, entry);
-		free(entry);
-	}
-	free_dirents(ents, n);
-	free(dpath);
-	return ret;
 }

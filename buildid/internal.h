@@ -17,4 +17,21 @@ int pa_buildid__identify_fd(int fd, const char *what, struct pa_buildid *out, bo
 int pa_buildid__fd_matches(int fd, const char *what, const struct pa_buildid *id,
 			   struct pa_err *err);
 
+/* ---- the cache (cache.c): its layout's names and links, for
+ * cache_walk.c (each described where it is defined) */
+struct pa_bcache {
+	char *dir;
+};
+
+#define ENOMEM_ERR(err) pa_err_set(err, -ENOMEM, "out of memory")
+
+int pa_bcache__dso_rel(const char *name, const char **rel, struct pa_err *err);
+const char *pa_bcache__target_rel(const char *t);
+bool pa_bcache__is_hex(const char *s, size_t n);
+int pa_bcache__check_id(const struct pa_buildid *id, char hex[41], struct pa_err *err);
+char *pa_bcache__link_path(const struct pa_bcache *c, const char *hex);
+char *pa_bcache__read_link(const char *path, int *e);
+bool pa_bcache__is_dir(const char *path);
+char *pa_bcache__rel_to_dso_name(const char *rel);
+
 #endif
