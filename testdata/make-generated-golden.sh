@@ -5,9 +5,11 @@
 # - objsym_gen.py (data objects in call chains): each option set of
 #   golden/objsym/optsets (objsym.sh's), into golden/objsym/report-N.txt;
 # - firstip_gen.py (rounds whose samples are not in time order, with and
-#   without sample_id_all): hits.sh's commands into golden/hits;
+#   without sample_id_all): each command of golden/hits/optsets
+#   (hits.sh's) into golden/hits;
 # - annorank_gen.py (two programs sampling one binary): the start
-#   addresses of perf annotate's symbols, in its order, into
+#   addresses of perf annotate's symbols, in its order (as
+#   golden/annotate/starts.sed takes them, annotate.sh's), into
 #   golden/annotate/rank.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +33,7 @@ for ids in "" no-ids; do
 	# shellcheck disable=SC2086
 	python3 "$here/../tests/integration/firstip_gen.py" "$tmp/$tag.data" "$tmp/prog" $ids
 	k=0
-	for o in "-v --no-children -g none --sort dso,sym" "-v --no-children -g none --sort sym" script; do
+	while IFS= read -r o; do
 		k=$((k + 1))
 		if [ "$o" = script ]; then
 			HOME=$tmp perf script -i "$tmp/$tag.data" </dev/null 2>/dev/null
@@ -39,9 +41,9 @@ for ids in "" no-ids; do
 			# shellcheck disable=SC2086
 			HOME=$tmp perf report -i "$tmp/$tag.data" --stdio $o </dev/null 2>/dev/null
 		fi | sed "s#$tmp/##g" | grep -v '^# (Tip' >"$out/$tag-$k.txt"
-	done
+	done <"$out/optsets"
 done
 mkdir -p "$here/golden/annotate"
 python3 "$here/../tests/integration/annorank_gen.py" "$tmp/rank.data" "$tmp/prog"
 HOME=$tmp perf annotate -i "$tmp/rank.data" --stdio </dev/null 2>/dev/null |
-	sed -nE 's/^ +: [0-9]+ +([0-9a-f]+) <.*>:$/\1/p' >"$here/golden/annotate/rank.txt"
+	sed -nE -f "$here/golden/annotate/starts.sed" >"$here/golden/annotate/rank.txt"

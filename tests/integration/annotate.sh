@@ -272,7 +272,7 @@ fi
 if command -v python3 >/dev/null 2>&1; then
 	cp "$SYMFS/tmp/pa-inline/prog" rank-prog
 	python3 "$HERE/annorank_gen.py" rank.data "$WORK/rank-prog" || fail "rank: generator failed"
-	starts() { sed -nE 's/^ +: [0-9]+ +([0-9a-f]+) <.*>:$/\1/p'; }
+	starts() { sed -nE -f "$TESTDATA/golden/annotate/starts.sed"; }
 	if pa annotate -i rank.data --stdio >rank.cs 2>rank.err; then
 		starts <rank.cs >rank.order
 		same "rank: symbols in perf's order (golden)" "$TESTDATA/golden/annotate/rank.txt" rank.order

@@ -80,18 +80,18 @@ for ids in "" no-ids; do
 		continue
 	}
 	k=0
-	for o in "-v --no-children -g none --sort dso,sym" "-v --no-children -g none --sort sym" script; do
+	while IFS= read -r o; do # (the option sets the golden copies were made with)
 		k=$((k + 1))
 		# shellcheck disable=SC2206
 		[ "$o" = script ] && cmd=(script -i "$tag.data") || cmd=(report -i "$tag.data" --stdio $o)
-		pa "${cmd[@]}" 2>/dev/null | sed "s#$WORK/##g" | grep -v '^# (Tip' >"$tag-$k.pa"
+		pa "${cmd[@]}" </dev/null 2>/dev/null | sed "s#$WORK/##g" | grep -v '^# (Tip' >"$tag-$k.pa"
 		squeeze <"$GOLD/$tag-$k.txt" >"$tag-$k.gold"
 		squeeze <"$tag-$k.pa" >"$tag-$k.sq"
 		same "$tag: ${cmd[*]} (golden)" "$tag-$k.gold" "$tag-$k.sq"
 		if command -v perf >/dev/null 2>&1 && [ -z "$PA_EMU" ]; then
-			perf "${cmd[@]}" 2>/dev/null | sed "s#$WORK/##g" | grep -v '^# (Tip' >"$tag-$k.perf"
+			perf "${cmd[@]}" </dev/null 2>/dev/null | sed "s#$WORK/##g" | grep -v '^# (Tip' >"$tag-$k.perf"
 			same "$tag: ${cmd[*]} (perf)" "$tag-$k.perf" "$tag-$k.pa"
 		fi
-	done
+	done <"$GOLD/optsets"
 done
 finish
