@@ -65,13 +65,13 @@ int pa_bcache_remove(struct pa_bcache *c, const struct pa_buildid *id, struct pa
 	t = pa_bcache__read_link(lp, &e);
 	if (!t) {
 		ret = pa_err_set(err, e == ENOENT ? PA_ERR_NOT_FOUND : -e, "'%s': %s", lp,
-				 strerror(e));
+		                 strerror(e));
 		goto out;
 	}
 	/* Unlink first: the entry disappears atomically for readers. */
 	if (unlink(lp) < 0) {
 		ret = pa_err_set(err, errno == ENOENT ? PA_ERR_NOT_FOUND : -errno, "'%s': %s", lp,
-				 strerror(errno));
+		                 strerror(errno));
 		goto out;
 	}
 	tr = pa_bcache__target_rel(t);
@@ -188,7 +188,6 @@ int pa_bcache_purge(struct pa_bcache *c, const char *dso_name, struct pa_err *er
 
 /* ---- foreach ------------------------------------------------------------- */
 
-
 static int filter_head(const struct dirent *de)
 {
 	return strlen(de->d_name) == 2 && pa_bcache__is_hex(de->d_name, 2);
@@ -197,7 +196,8 @@ static int filter_head(const struct dirent *de)
 static int filter_tail(const struct dirent *de)
 {
 	size_t n = strlen(de->d_name);
-	return n >= 2 && n <= 2 * PA_BUILDID_MAX - 2 && n % 2 == 0 && pa_bcache__is_hex(de->d_name, n);
+	return n >= 2 && n <= 2 * PA_BUILDID_MAX - 2 && n % 2 == 0 &&
+	       pa_bcache__is_hex(de->d_name, n);
 }
 
 static void free_dirents(struct dirent **v, int n)
@@ -208,9 +208,9 @@ static void free_dirents(struct dirent **v, int n)
 }
 
 int pa_bcache_foreach(const struct pa_bcache *c,
-		      int (*cb)(void *ctx, const struct pa_buildid *id, const char *dso_name,
-				const char *path),
-		      void *ctx, struct pa_err *err)
+                      int (*cb)(void *ctx, const struct pa_buildid *id, const char *dso_name,
+                                const char *path),
+                      void *ctx, struct pa_err *err)
 {
 	struct dirent **heads = NULL;
 	char *top;
@@ -295,9 +295,9 @@ static int filter_id_dir(const struct dirent *de)
 }
 
 int pa_bcache_foreach_dso(const struct pa_bcache *c, const char *dso_name,
-			  int (*cb)(void *ctx, const struct pa_buildid *id, const char *dso_name,
-				    const char *path),
-			  void *ctx, struct pa_err *err)
+                          int (*cb)(void *ctx, const struct pa_buildid *id, const char *dso_name,
+                                    const char *path),
+                          void *ctx, struct pa_err *err)
 {
 	struct dirent **ents = NULL;
 	const char *rel;
@@ -311,8 +311,8 @@ int pa_bcache_foreach_dso(const struct pa_bcache *c, const char *dso_name,
 	n = scandir(dpath, &ents, filter_id_dir, alphasort);
 	if (n < 0) {
 		ret = errno == ENOENT || errno == ENOTDIR
-			      ? 0
-			      : pa_err_set(err, -errno, "'%s': %s", dpath, strerror(errno));
+		          ? 0
+		          : pa_err_set(err, -errno, "'%s': %s", dpath, strerror(errno));
 		free(dpath);
 		return ret;
 	}

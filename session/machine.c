@@ -103,11 +103,13 @@ static struct pa_machine *findnew_machine(struct pa_session *s, int32_t pid)
 	/* host first, guests ordered by pid like perf's machines rb-tree */
 	unsigned at = s->nr_machines;
 	if (pid != HOST_PID)
-		while (at > 0 && s->machines[at - 1]->pid != HOST_PID && s->machines[at - 1]->pid > pid)
+		while (at > 0 && s->machines[at - 1]->pid != HOST_PID &&
+		       s->machines[at - 1]->pid > pid)
 			at--;
 	else
 		at = 0;
-	memmove(&s->machines[at + 1], &s->machines[at], (s->nr_machines - at) * sizeof(*s->machines));
+	memmove(&s->machines[at + 1], &s->machines[at],
+	        (s->nr_machines - at) * sizeof(*s->machines));
 	s->machines[at] = m;
 	s->nr_machines++;
 	return m;
@@ -161,15 +163,14 @@ static const char *make_short_name(struct pa_session *s, const char *name, enum 
 }
 
 struct pa_dso *pa_session_findnew_dso(struct pa_session *s, struct pa_machine *m, const char *name,
-				  enum pa_dso_kind kind)
+                                      enum pa_dso_kind kind)
 {
 	struct pa_dso *d = find_dso(m, name);
 	if (d)
 		return d;
 	struct dso_node *n = pa_arena_alloc(&s->arena, sizeof(*n));
 	if (!n || grow((void **)&m->dsos, &m->cap_dsos, m->nr_dsos + 1, sizeof(*m->dsos)) ||
-	    grow((void **)&s->all_dsos, &s->cap_all_dsos, s->nr_all_dsos + 1,
-		 sizeof(*s->all_dsos)))
+	    grow((void **)&s->all_dsos, &s->cap_all_dsos, s->nr_all_dsos + 1, sizeof(*s->all_dsos)))
 		return NULL;
 	d = &n->dso;
 	d->long_name = pa_arena_strdup(&s->arena, name);
@@ -206,9 +207,10 @@ int pa_session_add_header_build_id(struct pa_session *s, const struct pa_buildid
 	switch (e->misc & PA_MISC_CPUMODE_MASK) {
 	case PA_MISC_KERNEL:
 	case PA_MISC_GUEST_KERNEL:
-		kind = !strncmp(e->filename, "[kernel.kallsyms]", 17) || !strcmp(e->filename, "[guest.kernel.kallsyms]")
-			       ? PA_DSO_KERNEL
-			       : PA_DSO_KERNEL_MODULE;
+		kind = !strncmp(e->filename, "[kernel.kallsyms]", 17) ||
+		               !strcmp(e->filename, "[guest.kernel.kallsyms]")
+		           ? PA_DSO_KERNEL
+		           : PA_DSO_KERNEL_MODULE;
 		break;
 	case PA_MISC_USER:
 	case PA_MISC_GUEST_USER:
@@ -217,7 +219,8 @@ int pa_session_add_header_build_id(struct pa_session *s, const struct pa_buildid
 	default:
 		return 0;
 	}
-	struct pa_machine *m = findnew_machine(s, e->pid == HOST_PID || e->pid == 0 ? HOST_PID : e->pid);
+	struct pa_machine *m =
+	    findnew_machine(s, e->pid == HOST_PID || e->pid == 0 ? HOST_PID : e->pid);
 	if (!m)
 		return -ENOMEM;
 	struct pa_dso *d = pa_session_findnew_dso(s, m, e->filename, kind);
@@ -259,14 +262,6 @@ struct pa_map *pa_maps_find(struct pa_maps *ms, uint64_t addr, bool hint)
 	struct pa_map *m = ms->v[i - 1];
 	return addr < m->end ? m : NULL;
 }
-
-
-
-
-
-
-
-
 
 static int maps_reserve(struct pa_session *s, struct pa_maps *ms, size_t extra)
 {
@@ -368,9 +363,8 @@ struct pa_thread *pa_machine_find_thread(struct pa_machine *m, int32_t tid)
 	return t;
 }
 
-
 struct pa_thread *pa_machine_findnew_thread(struct pa_session *s, struct pa_machine *m, int32_t pid,
-					int32_t tid)
+                                            int32_t tid)
 {
 	struct pa_thread *t = pa_machine_find_thread(m, tid);
 	if (!t)
@@ -389,7 +383,7 @@ struct pa_thread *pa_machine_findnew_thread(struct pa_session *s, struct pa_mach
 }
 
 struct pa_thread *pa_machine_new_thread(struct pa_session *s, struct pa_machine *m, int32_t pid,
-				    int32_t tid)
+                                        int32_t tid)
 {
 	struct pa_thread *t = pa_arena_alloc(&s->arena, sizeof(*t));
 	char buf[24];
