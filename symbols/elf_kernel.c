@@ -20,6 +20,18 @@ static int from_symtab(struct load_ctx *c, const char *path)
 	return c->t->symfile ? 0 : pa_err_set(c->err, -ENOMEM, "out of memory");
 }
 
+/* The kernel loaders' end: the table frozen (unless r says they failed),
+ * the image closed. */
+static struct pa_symtab *kernel_end(struct load_ctx *c, struct elf_img *m, int r)
+{
+	if (!r)
+		r = pa_symtab_freeze(c->t, &c->b, false);
+	if (r == -ENOMEM)
+		pa_err_set(c->err, r, "out of memory");
+	pa_elfimg_close(m);
+	return pa_elfload_end(c, r);
+}
+
 /* ---- vmlinux (perf report --vmlinux) ---------------------------------------- */
 
 /* perf's elf_read_build_id(): the first section named ".note.gnu.build-id",
@@ -123,13 +135,8 @@ struct pa_symtab *pa_symtab_load_vmlinux(const char *path, const char *ref_name,
 	r = pa_elfload_segments(c.t, &m);
 	if (!r)
 		r = pa_elfload_passes(&c, &m, &m);
-	if (!r)
-		r = pa_symtab_freeze(c.t, &c.b, false);
-	if (r == -ENOMEM)
-		pa_err_set(err, r, "out of memory");
 out:
-	pa_elfimg_close(&m);
-	return pa_elfload_end(&c, r);
+	return kernel_end(&c, &m, r);
 }
 
 /* ---- kernel modules (a .ko, found by perf's dso__load() for a module) ------- */
@@ -264,11 +271,6 @@ struct pa_symtab *pa_symtab_load_kmod(const char *path, enum pa_kmod_comp comp,
 	r = pa_elfload_passes(&c, &m, &m);
 	if (!r && (r = pa_symb_insert_all(&c.b, &c.t->arena, late, nr_late)))
 		pa_err_set(err, r, "out of memory");
-	if (!r)
-		r = pa_symtab_freeze(c.t, &c.b, false);
-	if (r == -ENOMEM)
-		pa_err_set(err, r, "out of memory");
 out:
-	pa_elfimg_close(&m);
-	return pa_elfload_end(&c, r);
+	return kernel_end(&c, &m, r);
 }
