@@ -17,6 +17,7 @@ struct pa_trace *pa_cli_trace(struct pa_file *f, struct pa_trace_opts *to, struc
 	                             .no_callchains = !to->callchains,
 	                             .keep_user_stacks = to->callchains && pa_cli_user_stacks(f),
 	                             .keep_branches = to->branches,
+	                             .keep_raw = to->raw,
 	                             .lazy_sample_loc = true};
 	pa_progress_session(prog, f, &so);
 	*s = pa_session_new(f, &so, err);

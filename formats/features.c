@@ -355,6 +355,9 @@ static int feat_parse_order(struct pa_file *f, unsigned feat, const uint8_t *p, 
 		break;
 	case PA_FEAT_BUILD_ID:
 		return parse_build_ids(f, &c, base_off, err);
+	case PA_FEAT_TRACING_DATA:
+		ret = pa_tracing_parse(f, p, n);
+		break;
 	case PA_FEAT_CPU_TOPOLOGY:
 		ret = check_cpu_topology(&c);
 		break;

@@ -304,6 +304,29 @@ struct pa_pmu_mapping {
 	const char *name;
 };
 
+/* One tracepoint format file of the TRACING_DATA section (its text
+ * NUL-terminated; system: "ftrace" for ftrace's own). */
+struct pa_tracing_file {
+	const char *system;
+	const char *text;
+	size_t len;
+};
+
+/* The TRACING_DATA section: what a tracepoint's raw payload is, for a
+ * printer (libtraceevent's inputs). Raw payloads stay in the byte order
+ * big_endian says, with longs of long_size bytes. */
+struct pa_tracing_data {
+	bool big_endian;
+	uint8_t long_size;
+	uint32_t page_size;
+	const char *header_page, *header_event;
+	size_t header_page_len, header_event_len;
+	const struct pa_tracing_file *ftrace, *events;
+	uint32_t nr_ftrace, nr_events;
+	const char *kallsyms, *printk; /* NUL-terminated */
+	size_t kallsyms_len, printk_len;
+};
+
 /* What the header and its feature sections say. Strings are owned by the
  * file and live until pa_file_close(). */
 struct pa_header_info {
@@ -331,6 +354,7 @@ struct pa_header_info {
 	uint32_t nr_event_desc;
 	const struct pa_pmu_mapping *pmu_mappings;
 	uint32_t nr_pmu_mappings;
+	const struct pa_tracing_data *tracing; /* NULL: no TRACING_DATA section */
 };
 
 static inline bool pa_header_has_feat(const struct pa_header_info *h, unsigned f)

@@ -167,6 +167,9 @@ struct pa_arena *pa_file_arena(struct pa_file *f);
 struct pa_scratch *pa_file_scratch(struct pa_file *f);
 bool pa_file_big_endian(const struct pa_file *f);
 struct pa_header_info *pa_file_header_mut(struct pa_file *f);
+/* tracing.c: the TRACING_DATA section (p, n) into the header's tracing;
+ * 0, -1 when it does not parse, -ENOMEM. */
+int pa_tracing_parse(struct pa_file *f, const uint8_t *p, size_t n);
 int pa_file_add_buildid(struct pa_file *f, const struct pa_buildid_entry *e);
 
 /* Sysprof captures (syscap.c). perf_file.c recognizes the magic at open,

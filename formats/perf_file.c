@@ -387,7 +387,7 @@ static int read_features(struct pa_file *f, struct pa_err *err)
 		uint64_t soff = ld64(sec + idx * 16, f->swap);
 		uint64_t ssize = ld64(sec + idx * 16 + 8, f->swap);
 		idx++;
-		if (b >= PA_FEAT_LAST_KNOWN || b == PA_FEAT_TRACING_DATA)
+		if (b >= PA_FEAT_LAST_KNOWN)
 			continue; /* skipped by size */
 		uint8_t *tmp2;
 		const uint8_t *p = file_bytes(f, soff, ssize, &tmp2);

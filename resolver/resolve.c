@@ -712,6 +712,21 @@ const struct pa_sym *pa_resolver_lookup(struct pa_resolver *r, const struct pa_d
 	return pa_symtab_find(ds->tab, addr);
 }
 
+const char *pa_resolver_kernel_sym(struct pa_resolver *r, uint64_t addr, uint64_t *start,
+                                   const char **module)
+{
+	struct pa_addr_loc al;
+	if (!pa_session_find_map(r->session, NULL, PA_MISC_KERNEL, addr, &al) || !al.dso)
+		return NULL;
+	const struct pa_sym *sym = pa_resolver_lookup(r, al.dso, al.addr);
+	if (!sym)
+		return NULL;
+	/* the symbol's start back in the map's addresses (perf's unmap_ip) */
+	*start = al.map->identity ? sym->start : sym->start - al.map->pgoff + al.map->start;
+	*module = al.dso->kind == PA_DSO_KERNEL_MODULE ? al.dso->short_name : NULL;
+	return sym->name;
+}
+
 /* The source lines of ds's symbols file (and its debug file), not read
  * yet; NULL without memory. */
 static struct pa_srcinfo *open_src(struct dso_syms *ds)

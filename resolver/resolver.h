@@ -116,6 +116,11 @@ int pa_resolver_locate(struct pa_resolver *r);
 /* perf's srcline of a location at its map-relative address (what
  * pa_resolver_symbolize gives samples' locations): addr2line's answer, or
  * its fallbacks "SYM+OFF", "DSO[ADDR]", "??:0". NULL on ENOMEM. */
+/* The kernel symbol at addr (in the host's kernel maps, as perf's
+ * machine__resolve_kernel_addr finds it): its name, *start its address,
+ * *module its module's short name (NULL: the kernel's); NULL if none. */
+const char *pa_resolver_kernel_sym(struct pa_resolver *r, uint64_t addr, uint64_t *start,
+                                   const char **module);
 const char *pa_resolver_srcline(struct pa_resolver *r, const struct pa_loc *l);
 /* The source file and line of a location's srcline (pa_resolver_srcline)
  * when addr2line names both: the file's path as the DWARF gives it (perf
@@ -287,6 +292,7 @@ struct pa_trace_opts {
 	unsigned side_records;
 	bool no_idle;    /* drop pid 0's samples (perf script keeps them) */
 	bool branches;   /* keep branch stacks, each end a location */
+	bool raw;        /* keep raw payloads (tracepoints'), as recorded */
 };
 
 /* A branch stack entry of a kept sample: the raw addresses and flags word
@@ -318,6 +324,9 @@ struct pa_trace_sample {
 	/* With opts.branches: its branch stack, most recent first. */
 	const struct pa_trace_branch *branches;
 	uint32_t nr_branches;
+	/* With opts.raw: its raw payload, in the writer's byte order. */
+	const void *raw;
+	uint32_t raw_size;
 };
 
 /* A side record: the event (only its type, misc, the union's part for

@@ -61,6 +61,12 @@ struct pa_trace {
 	size_t nr_brs, cap_brs;
 	uint64_t *br_start;
 	size_t cap_br_start;
+	/* opts.raw: record i's raw payload is raws[raw_start[i],
+	 * raw_start[i + 1]), the same way */
+	uint8_t *raws;
+	size_t nr_raws, cap_raws;
+	uint64_t *raw_start;
+	size_t cap_raw_start;
 };
 
 struct pa_trace *pa_trace_new(struct pa_session *s, const struct pa_trace_opts *opts,
@@ -102,6 +108,8 @@ void pa_trace_free(struct pa_trace *t)
 	free(t->frames);
 	free(t->brs);
 	free(t->br_start);
+	free(t->raws);
+	free(t->raw_start);
 	pa_arena_release(&t->arena);
 	free(t);
 }
@@ -137,14 +145,32 @@ static struct trec *next_rec(struct pa_trace *t)
 	return &t->chunks[c][t->nr_recs % CHUNK_RECS];
 }
 
-/* Record t->nr_recs starts its branch entries here. 0 or -ENOMEM. */
+/* Record t->nr_recs starts its branch entries and its raw payload here.
+ * 0 or -ENOMEM. */
 static int br_mark(struct pa_trace *t)
 {
-	if (!t->opts.branches)
+	if (t->opts.branches) {
+		if (PA_GROW(t->br_start, t->cap_br_start, t->nr_recs + 2, 4096))
+			return -ENOMEM;
+		t->br_start[t->nr_recs] = t->nr_brs;
+	}
+	if (t->opts.raw) {
+		if (PA_GROW(t->raw_start, t->cap_raw_start, t->nr_recs + 2, 4096))
+			return -ENOMEM;
+		t->raw_start[t->nr_recs] = t->nr_raws;
+	}
+	return 0;
+}
+
+/* The sample's raw payload (a tracepoint's), after br_mark. */
+static int keep_raw(struct pa_trace *t, const struct pa_sample *sm)
+{
+	if (!t->opts.raw || !sm->raw || !sm->raw_size)
 		return 0;
-	if (PA_GROW(t->br_start, t->cap_br_start, t->nr_recs + 2, 4096))
+	if (PA_GROW(t->raws, t->cap_raws, t->nr_raws + sm->raw_size, 4096))
 		return -ENOMEM;
-	t->br_start[t->nr_recs] = t->nr_brs;
+	memcpy(t->raws + t->nr_raws, sm->raw, sm->raw_size);
+	t->nr_raws += sm->raw_size;
 	return 0;
 }
 
@@ -225,7 +251,8 @@ static int on_sample(void *ctx, struct pa_session *s, const struct pa_event *ev,
 	if (pa_chainer_sample_loc(t->chainer, s, th, ev, al, gen, &rc->loc) ||
 	    (t->opts.callchains &&
 	     pa_chainer_chain(t->chainer, s, th, ev, gen, unwind > 0, t->chain, &n)) ||
-	    pa_seqset_add(&t->chains, t->chain, n, &rc->n) || keep_branches(t, th, sm))
+	    pa_seqset_add(&t->chains, t->chain, n, &rc->n) || keep_branches(t, th, sm) ||
+	    keep_raw(t, sm))
 		return -ENOMEM;
 	t->nr_recs++;
 	t->nr_samples++;
@@ -357,6 +384,10 @@ int pa_trace_foreach(struct pa_trace *t, pa_trace_sample_fn fn, pa_trace_side_fn
 		if (t->opts.branches) {
 			sm.branches = t->brs + t->br_start[i];
 			sm.nr_branches = (uint32_t)(t->br_start[i + 1] - t->br_start[i]);
+		}
+		if (t->opts.raw) {
+			sm.raw = t->raws + t->raw_start[i];
+			sm.raw_size = (uint32_t)(t->raw_start[i + 1] - t->raw_start[i]);
 		}
 		if ((ret = fn(ctx, &sm)))
 			return ret;

@@ -75,6 +75,10 @@ struct pa_script {
 	/* brstackoff: the DSOs perf has read the symbols of (by idx) */
 	uint8_t *dso_seen;
 	unsigned nr_seen;
+	/* tracepoint.c: libtraceevent's handle, made at the first tracepoint
+	 * sample (NULL: none to be had) */
+	struct tep_handle *tp;
+	bool tp_tried;
 };
 
 /* out.c: a buffer for the text, numbers written without printf (see
@@ -141,5 +145,11 @@ void pa_script_default_fields(struct pa_script *sc);
 /* perf's check of every type's fields against its first event. */
 int pa_script_check_fields(struct pa_script *sc, struct pa_err *err);
 int pa_script_output_type(const struct pa_evsel *e);
+
+/* tracepoint.c: sm's "trace" field (its raw payload formatted) into b;
+ * nothing for other events, or without libtraceevent. */
+int pa_script_tp_print(struct pa_script *sc, struct pa_file *f, const struct pa_evsel *e,
+                       const struct pa_trace_sample *sm, struct obuf *b);
+void pa_script_tp_free(struct pa_script *sc);
 
 #endif

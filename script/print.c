@@ -222,6 +222,8 @@ int pa_script_sample(void *ctx, const struct pa_trace_sample *sm)
 		ob_rstr(b, pa_evsel_name(e, buf, sizeof(buf)), (size_t)sc->name_width);
 		ob_mem(b, ": ", 2);
 	}
+	if (PRINT(o, F_TRACE) && pa_script_tp_print(sc, w->f, e, sm, b))
+		return -ENOMEM;
 	if (PRINT(o, F_ADDR))
 		ob_num(b, sm->addr, 16, 16, false);
 	bool chain = PRINT(o, F_IP) && sc->use_callchain && pa_script_has_callchain(e);

@@ -37,6 +37,7 @@ void pa_script_free(struct pa_script *sc)
 		free(sc->loc_text[i]);
 	pa_buf_release(&sc->text);
 	free(sc->dso_seen);
+	pa_script_tp_free(sc);
 	pa_arena_release(&sc->arena);
 	free(sc);
 }

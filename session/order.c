@@ -177,7 +177,11 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 	                 : 0;
 	if (nbr > UINT16_MAX)
 		return NULL;
-	struct qev *q = pa_arena_alloc_raw(&c->arena, sizeof(*q) + chain_bytes + nbr * 24);
+	size_t raw_bytes = ev->type == PA_REC_SAMPLE && s->opts.keep_raw && ev->sample.raw
+	                       ? ev->sample.raw_size
+	                       : 0;
+	struct qev *q =
+	    pa_arena_alloc_raw(&c->arena, sizeof(*q) + chain_bytes + nbr * 24 + raw_bytes);
 	if (!q)
 		return NULL;
 	q->dw = NULL;
@@ -204,6 +208,9 @@ static struct qev *make_qev(struct pa_session *s, const struct pa_event *ev)
 		q->branch_nr = (uint16_t)nbr;
 		if (nbr)
 			memcpy((uint8_t *)(q + 1) + chain_bytes, sm->branch.entries, nbr * 24);
+		q->raw_size = (uint32_t)raw_bytes;
+		if (raw_bytes)
+			memcpy((uint8_t *)(q + 1) + chain_bytes + nbr * 24, sm->raw, raw_bytes);
 		if (chain) {
 			uint64_t *cc = (uint64_t *)(q + 1);
 			memcpy(cc, sm->callchain, chain_bytes);
@@ -361,6 +368,10 @@ static void fill_queued(const struct qent *e, struct pa_event *ev)
 	ev->sample.branch.nr = q->branch_nr;
 	ev->sample.branch.entries =
 	    q->branch_nr ? (const uint64_t *)(q + 1) + q->callchain_nr : NULL;
+	ev->sample.raw_size = q->raw_size;
+	ev->sample.raw =
+	    q->raw_size ? (const uint8_t *)(q + 1) + q->callchain_nr * 8 + (size_t)q->branch_nr * 24
+	                : NULL;
 	if (q->dw || ev->sample.user_stack.data || ev->sample.user_regs.regs) {
 		const struct qdwarf *d = q->dw;
 		ev->sample.user_regs.abi = d ? d->abi : 0;

@@ -18,6 +18,7 @@ struct qev {
 	uint32_t pid, tid, cpu;
 	uint16_t misc;
 	uint16_t branch_nr; /* opts.keep_branches: triples behind the chain */
+	uint32_t raw_size;  /* opts.keep_raw: the raw payload behind those */
 	struct qdwarf *dw;  /* opts.keep_user_stacks: registers and stack */
 };
 

@@ -106,6 +106,9 @@ struct pa_session_opts {
 	/* Samples keep their branch stacks (perf report's branch mode);
 	 * otherwise the callback sees none. */
 	bool keep_branches;
+	/* Samples keep their raw payloads (tracepoints' fields); otherwise
+	 * the callback may see none. */
+	bool keep_raw;
 	/* The sample callback gets its loc unresolved (see pa_addr_loc) and
 	 * resolves it when it needs to, e.g. not when it has the ip cached;
 	 * DSO hit marks are then the callback's to set. */

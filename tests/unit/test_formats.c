@@ -1392,6 +1392,81 @@ static void read_build_ids(bool be, bool old, bool no_mmap)
 	free_bufs(&b, &attrs, &data, &host, &bids, NULL);
 }
 
+/* A TRACING_DATA section written in its own byte order tbe (perf's
+ * trace-event-info.c layout), inside a file of byte order be. */
+static void w_text(struct wbuf *b, const char *t, unsigned size_bytes)
+{
+	wuint(b, strlen(t), size_bytes);
+	wbytes(b, t, strlen(t));
+}
+
+static void read_tracing_data(bool be, bool tbe)
+{
+	static const uint8_t magic[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
+	/* (HOSTNAME too: a big-endian file's feature bitmap is read by it) */
+	struct wbuf attrs = {.be = be}, data = {.be = be}, tr = {.be = tbe},
+	            host = hostname_sec(be);
+	w_attr(&attrs);
+	w_records(&data);
+	wbytes(&tr, magic, sizeof(magic));
+	wbytes(&tr, "0.6", 4);
+	uint8_t flags[2] = {tbe, 4};
+	wbytes(&tr, flags, 2);
+	w32(&tr, 8192);
+	wbytes(&tr, "header_page", 12);
+	w_text(&tr, "field: u64 timestamp;", 8);
+	wbytes(&tr, "header_event", 13);
+	w_text(&tr, "# compressed entry header", 8);
+	w32(&tr, 1); /* ftrace: one format */
+	w_text(&tr, "name: function", 8);
+	w32(&tr, 2); /* two systems */
+	wbytes(&tr, "sched", 6);
+	w32(&tr, 2);
+	w_text(&tr, "name: sched_switch", 8);
+	w_text(&tr, "name: sched_wakeup", 8);
+	wbytes(&tr, "irq", 4);
+	w32(&tr, 1);
+	w_text(&tr, "name: irq_handler_entry", 8);
+	w_text(&tr, "ffffffff81000000 T _text", 4);
+	w_text(&tr, "0x1 : \"%s\"", 4);
+	w64(&tr, 0); /* saved cmdlines */
+	struct fspec s = one_attr_spec(&attrs, ATTR_SIZE, &data, NULL);
+	add_feat(&s, PA_FEAT_TRACING_DATA, &tr);
+	add_feat(&s, PA_FEAT_HOSTNAME, &host);
+	struct wbuf b = assemble(&s, NULL);
+	char *path;
+	struct pa_file *f = open_read(&b, false, &path);
+	const struct pa_tracing_data *t = pa_file_header(f)->tracing;
+	assert_non_null(t);
+	assert_int_equal(t->big_endian, tbe);
+	assert_int_equal(t->long_size, 4);
+	assert_int_equal(t->page_size, 8192);
+	assert_string_equal(t->header_page, "field: u64 timestamp;");
+	assert_int_equal(t->header_page_len, strlen("field: u64 timestamp;"));
+	assert_string_equal(t->header_event, "# compressed entry header");
+	assert_int_equal(t->nr_ftrace, 1);
+	assert_string_equal(t->ftrace[0].text, "name: function");
+	assert_int_equal(t->nr_events, 3);
+	assert_string_equal(t->events[0].system, "sched");
+	assert_string_equal(t->events[1].text, "name: sched_wakeup");
+	assert_string_equal(t->events[2].system, "irq");
+	assert_string_equal(t->events[2].text, "name: irq_handler_entry");
+	assert_string_equal(t->kallsyms, "ffffffff81000000 T _text");
+	assert_string_equal(t->printk, "0x1 : \"%s\"");
+	close_buf(f, path);
+	free_bufs(&b, &attrs, &data, &tr, &host, NULL);
+}
+
+/* The section in either byte order in files of either: its own byte
+ * decides. */
+static void test_tracing_data(void **state)
+{
+	(void)state;
+	for (int be = 0; be <= 1; be++)
+		for (int tbe = 0; tbe <= 1; tbe++)
+			read_tracing_data(be, tbe);
+}
+
 static void test_build_id_layouts(void **state)
 {
 	(void)state;
@@ -2229,6 +2304,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_attr_sizes),
 	    cmocka_unit_test(test_perffile_legacy),
 	    cmocka_unit_test(test_build_id_layouts),
+	    cmocka_unit_test(test_tracing_data),
 	    cmocka_unit_test(test_feature_bitmap_words),
 	    cmocka_unit_test(test_compressed_whole),
 	    cmocka_unit_test(test_compressed_split),
