@@ -64,7 +64,8 @@ int cmd_script(int argc, const char **argv)
 	struct pa_session *s = NULL;
 	struct pa_script *sc = pa_script_new(&so, &err);
 	to.branches = sc && pa_script_reads_branches(sc);
-	to.raw = pa_file_header(f)->tracing != NULL; /* (tracepoints' fields) */
+	/* (tracepoints' fields: a pipe's tracing data comes with its records) */
+	to.raw = pa_file_header(f)->tracing || pa_file_mode(f) == PA_FILE_MODE_PIPE;
 	struct pa_trace *t = sc ? pa_cli_trace(f, &to, NULL, &s, &err) : NULL;
 	struct pa_pager pager;
 	pa_pager_start(&pager, no_pager || !t);

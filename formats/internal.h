@@ -231,6 +231,7 @@ struct pa_file {
 	size_t buf_cap, buf_pos, buf_len;
 	uint64_t pos, end;
 	uint64_t pending_skip;
+	uint32_t pending_tracing; /* a pipe's tracing data: its bytes among them */
 	uint64_t released; /* mapped bytes below this were given back */
 	bool size_unknown, truncated;
 

@@ -201,6 +201,18 @@ static int trailing_payload(struct pa_file *f, uint32_t type, const uint8_t *rec
 	return 0;
 }
 
+/* A pipe's HEADER_TRACING_DATA payload (what a file keeps in its
+ * TRACING_DATA section), at the stream position: read as that section is.
+ * (One cut short is reported by the skip over it.) */
+static void read_tracing(struct pa_file *f, uint32_t size)
+{
+	size_t avail;
+	int ioerr;
+	const uint8_t *p = stream_need(f, size, &avail, &ioerr);
+	if (p && pa_tracing_parse(f, p, size) == -1)
+		pa_feat_damaged(f, PA_FEAT_TRACING_DATA, f->pos, "malformed");
+}
+
 static int start_decompress(struct pa_file *f, const uint8_t *rec, size_t size, uint32_t type,
 			    uint64_t off, struct pa_err *err)
 {
@@ -434,7 +446,11 @@ static int next_outer(struct pa_file *f, struct pa_event *ev, struct pa_err *err
 {
 	if (f->pending_skip) {
 		uint64_t n = f->pending_skip;
+		uint32_t tracing = f->pending_tracing;
 		f->pending_skip = 0;
+		f->pending_tracing = 0;
+		if (tracing && tracing <= n)
+			read_tracing(f, tracing);
 		int r = stream_skip(f, n);
 		if (r)
 			return pa_err_set_at(err, PA_ERR_TRUNCATED, f->pos,
@@ -517,6 +533,8 @@ static int next_outer(struct pa_file *f, struct pa_event *ev, struct pa_err *err
 	ev->raw = in_place ? rec : NULL;
 	stream_advance(f, size);
 	f->pending_skip = extra;
+	f->pending_tracing =
+	    ev->type == PA_REC_HEADER_TRACING_DATA && !r ? ld32(rec + 8, f->swap) : 0;
 	return r ? r : 1;
 }
 

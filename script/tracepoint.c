@@ -27,13 +27,15 @@ static char *kernel_addr(void *priv, unsigned long long *addrp, char **modp)
 	return (char *)name;
 }
 
-/* The printer of the recording's tracepoints; NULL when it has none. */
+/* The printer of the recording's tracepoints; NULL when it has none. r:
+ * kernel symbols for function pointers, or NULL. */
 static struct tep_handle *make_tep(const struct pa_tracing_data *td, struct pa_resolver *r)
 {
 	struct tep_handle *tep = tep_alloc();
 	if (!tep)
 		return NULL;
-	tep_set_function_resolver(tep, kernel_addr, r);
+	if (r)
+		tep_set_function_resolver(tep, kernel_addr, r);
 	tep_set_file_bigendian(tep, td->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
 	                                                                    : TEP_LITTLE_ENDIAN);
@@ -60,7 +62,11 @@ int pa_script_tp_print(struct pa_script *sc, struct pa_file *f, const struct pa_
 	if (!sc->tp_tried) {
 		sc->tp_tried = true;
 		const struct pa_tracing_data *td = pa_file_header(f)->tracing;
-		sc->tp = td ? make_tep(td, pa_trace_resolver(sc->t)) : NULL;
+		/* perf script gives its printer the kernel's symbols when it
+		 * starts, which a pipe's tracing data comes after: a pipe's
+		 * function pointers print as addresses */
+		bool pipe = pa_file_mode(f) == PA_FILE_MODE_PIPE;
+		sc->tp = td ? make_tep(td, pipe ? NULL : pa_trace_resolver(sc->t)) : NULL;
 	}
 	struct tep_event *ev = sc->tp ? tep_find_event(sc->tp, (int)e->attr.config) : NULL;
 	if (!ev)

@@ -8,6 +8,8 @@
 #     the fields of a file of the other byte order or word size);
 #  2. recordings made here, with call chains and kernel function pointers
 #     (kmem's call_site, %pS: the kernel's symbols), against perf script;
+#     and one written to a pipe (its tracing data a record among the
+#     others; perf prints its function pointers as addresses);
 #  3. a damaged section: a warning naming it, the samples without fields.
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -76,4 +78,13 @@ for o in "" "-F comm,tid,cpu,time,event,trace,ip,sym" "-F trace" "-G" "--no-inli
 		fail "script $o: pa failed: $(head -n 2 got.err)"
 	fi
 done
+perf record -q -o - -e sched:sched_switch -e kmem:kmalloc -e raw_syscalls:sys_enter \
+	-- sh -c 'ls /usr >/dev/null' 2>/dev/null >pipe.data
+perf script -i - <pipe.data >exp 2>/dev/null
+if pa script -i - <pipe.data >got 2>got.err; then
+	grep -q 'sys_enter: NR ' got || fail "pipe: no tracepoint fields"
+	same "script of a pipe (perf)" exp got
+else
+	fail "script of a pipe: pa failed: $(head -n 2 got.err)"
+fi
 finish
