@@ -201,6 +201,10 @@ static int trailing_payload(struct pa_file *f, uint32_t type, const uint8_t *rec
 	return 0;
 }
 
+/* (tracing data with the kernel's symbols in it is some 10 MB: a record
+ * claiming much more is skipped, not read into memory) */
+#define TRACING_MAX (64u << 20)
+
 /* A pipe's HEADER_TRACING_DATA payload (what a file keeps in its
  * TRACING_DATA section), at the stream position: read as that section is.
  * (One cut short is reported by the skip over it.) */
@@ -449,7 +453,7 @@ static int next_outer(struct pa_file *f, struct pa_event *ev, struct pa_err *err
 		uint32_t tracing = f->pending_tracing;
 		f->pending_skip = 0;
 		f->pending_tracing = 0;
-		if (tracing && tracing <= n)
+		if (tracing && tracing <= n && tracing <= TRACING_MAX)
 			read_tracing(f, tracing);
 		int r = stream_skip(f, n);
 		if (r)
