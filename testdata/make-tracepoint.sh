@@ -10,9 +10,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 export LC_ALL=C PAGER=cat PERF_PAGER=cat
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-perf record -q -o "$tmp/tracepoint.data" -e sched:sched_switch -e sched:sched_wakeup \
+# (in the temporary directory: the command line the header keeps names
+# no path of this machine)
+(cd "$tmp" && perf record -q -o tracepoint.data -e sched:sched_switch -e sched:sched_wakeup \
 	-e sched:sched_process_exec -e sched:sched_process_exit -e raw_syscalls:sys_enter \
-	-e signal:signal_generate -- sh -c 'ls /usr >/dev/null; sleep 0.01; kill -0 $$'
+	-e signal:signal_generate -- sh -c 'ls /usr >/dev/null; sleep 0.01; kill -0 $$')
 cp "$tmp/tracepoint.data" "$here/tracepoint.data"
 out=$here/golden/tracepoint
 k=0
