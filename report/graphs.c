@@ -99,13 +99,13 @@ struct pa_graphs *pa_graphs_start(struct pa_report *r, const struct pa_graph_job
 	return g;
 }
 
-/* The printer's turn at row i, under mu: true when it made a graph (row
- * i's or, while the helper makes row i's, the next unclaimed row's within
- * AHEAD: the largest graphs often come first, one after another), false
- * when there is nothing for it to do but wait. */
+/* The printer's turn at row i (not made yet), under mu: true when it made
+ * a graph (row i's or, while the helper makes row i's, the next unclaimed
+ * row's within AHEAD: the largest graphs often come first, one after
+ * another), false when there is nothing for it to do but wait. */
 static bool printer_makes_one(struct pa_graphs *g, size_t i)
 {
-	if (g->next >= g->n || g->next >= i + AHEAD || (g->next != i && g->slots[i].done))
+	if (g->next >= g->n || g->next >= i + AHEAD)
 		return false;
 	size_t j = g->next++;
 	pthread_mutex_unlock(&g->mu);
